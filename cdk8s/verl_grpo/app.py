@@ -1,0 +1,60 @@
+"""The cdk8s app: one chart per rendering, all in one process (jsii start-up is paid once)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+
+import cdk8s  # noqa: E402
+
+from .constructs.gcs_fuse_storage import GcsFuseStorage  # noqa: E402
+from .constructs.grpo_ray_job import GrpoRayJob  # noqa: E402
+from .constructs.network_mapping import NetworkMapping  # noqa: E402
+from .constructs.training_identity import TrainingIdentity  # noqa: E402
+from .constructs.verl_ray_cluster import VerlRayCluster  # noqa: E402
+from .values.derive import CHART_NAME, DeploySpec  # noqa: E402
+
+
+def top_labels(spec: DeploySpec) -> dict[str, str]:
+    return {
+        "app.kubernetes.io/name": CHART_NAME,
+        "app.kubernetes.io/instance": spec.release.name,
+        "app.kubernetes.io/managed-by": "Helm",
+        "app.kubernetes.io/part-of": CHART_NAME,
+        "helm.sh/chart": spec.chart_label,
+    }
+
+
+class VerlGrpoChart(cdk8s.Chart):
+    """Everything one run needs. No chart namespace: it would stamp cluster-scoped objects too."""
+
+    def __init__(self, scope: cdk8s.App, id: str, spec: DeploySpec) -> None:
+        super().__init__(scope, id, disable_resource_name_hashes=True, labels=top_labels(spec))
+        network = NetworkMapping(self, "network", spec)
+        identity = TrainingIdentity(self, "identity", spec)
+        storage = GcsFuseStorage(self, "storage", spec)
+        cluster = VerlRayCluster(self, "cluster", spec, storage=storage, network=network, identity=identity)
+        GrpoRayJob(self, "job", spec, cluster=cluster)
+
+
+@dataclass(frozen=True)
+class RenderedObject:
+    key: str  # stable across values: parent construct id + object id
+    manifest: dict[str, Any]
+
+
+def objects_of(chart: cdk8s.Chart) -> list[RenderedObject]:
+    out = []
+    for node in chart.node.find_all():
+        if isinstance(node, cdk8s.ApiObject):
+            out.append(RenderedObject(f"{node.node.scope.node.id}-{node.node.id}", node.to_json()))
+    return out
+
+
+def render(specs: dict[str, DeploySpec]) -> dict[str, list[RenderedObject]]:
+    app = cdk8s.App()
+    charts = {name: VerlGrpoChart(app, name, spec) for name, spec in specs.items()}
+    return {name: objects_of(chart) for name, chart in charts.items()}

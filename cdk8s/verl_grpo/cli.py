@@ -1,0 +1,127 @@
+"""verl-grpo VERB [flags]: stdout carries results, stderr diagnostics; exit 0 ok, 1 invalid input, 2 usage."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .profiles import find_profile, shipped_profiles
+from .values.derive import Release
+from .values.loader import ValuesError
+
+EXIT_INVALID = 1
+
+
+def _values_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "-f",
+        "--values",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="FILE",
+        help="values file (repeatable; later files win)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a value, as helm --set (repeatable)",
+    )
+    p.add_argument(
+        "--set-string",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a value as a string, as helm --set-string (repeatable)",
+    )
+    p.add_argument("--release-name", default="verl", help="release name used in object names (default: verl)")
+    p.add_argument("-n", "--namespace", default="default", help="namespace of namespaced objects")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="verl-grpo", description=__doc__)
+    verbs = parser.add_subparsers(dest="verb", required=True)
+
+    synth = verbs.add_parser("synth", help="render manifests for shipped profiles or your values")
+    synth.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="shipped profile to render (repeatable; default: all): "
+        + ", ".join(p.name for p in shipped_profiles()),
+    )
+    _values_flags(synth)
+    synth.add_argument(
+        "-o",
+        "--output",
+        default="dist",
+        metavar="DIR",
+        help="write DIR/<profile>/ (default: dist); '-' prints one profile to stdout",
+    )
+
+    verbs.add_parser("schema", help="print values.schema.json")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.verb == "synth":
+            return _synth(args)
+        if args.verb == "schema":
+            from .values.schema import values_schema
+
+            print(json.dumps(values_schema(), indent=2))
+            return 0
+    except ValuesError as e:
+        for line in e.problems:
+            print(f"error: {line}", file=sys.stderr)
+        return EXIT_INVALID
+    return 2
+
+
+def _sets(args: argparse.Namespace) -> tuple[str, ...]:
+    # Helm applies --set before --set-string; both after -f files.
+    from .values.loader import SET_STRING
+
+    return (*args.set, *(SET_STRING + s for s in args.set_string))
+
+
+def _synth(args: argparse.Namespace) -> int:
+    from .render.atomic import write_tree
+    from .render.dist import profile_files
+    from .render.yaml_io import dump_all
+    from .synth import Request, synthesize
+
+    names = args.profile or [p.name for p in shipped_profiles()]
+    unknown = [n for n in names if find_profile(n) is None]
+    if unknown:
+        allowed = ", ".join(p.name for p in shipped_profiles())
+        raise ValuesError([f"--profile: {n!r} is not a shipped profile; allowed: {allowed}" for n in unknown])
+    if args.output == "-" and len(names) != 1:
+        print("verl-grpo synth: -o - needs exactly one --profile", file=sys.stderr)
+        return 2
+    release = Release(args.release_name, args.namespace)
+    requests = [
+        Request(n, find_profile(n).layer(), tuple(args.values), _sets(args), release)  # type: ignore[union-attr]
+        for n in names
+    ]
+    renderings = synthesize(requests)
+    if args.output == "-":
+        (only,) = renderings.values()
+        sys.stdout.write(dump_all([o.manifest for o in only.objects]))
+        return 0
+    out = Path(args.output)
+    write_tree(out, {name: profile_files(r.spec, r.objects) for name, r in renderings.items()})
+    for name, r in renderings.items():
+        print(f"wrote {out / name}/ ({len(r.objects)} objects)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

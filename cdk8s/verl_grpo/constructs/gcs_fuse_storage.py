@@ -1,0 +1,110 @@
+"""Cloud Storage FUSE: a read-mostly volume for model, data and code, a write volume for checkpoints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from constructs import Construct
+
+from ..values.derive import DeploySpec
+from .base import api_object
+
+# Model, data and verl source change between runs, never during one: cache metadata forever
+# (-1) and read through a parallel-download file cache.
+READ_MOSTLY_OPTIONS = [
+    "implicit-dirs",
+    "metadata-cache:ttl-secs:-1",
+    "metadata-cache:stat-cache-max-size-mb:-1",
+    "metadata-cache:type-cache-max-size-mb:-1",
+    "file-cache:max-size-mb:-1",
+    "file-cache:cache-file-for-range-read:true",
+    "file-cache:enable-parallel-downloads:true",
+    "read_ahead_kb=1024",
+]
+# Checkpoints are written by every node and read back on resume: no metadata caching (so a
+# resumed run sees the newest step) and streaming writes; no cache size options beside ttl 0.
+CHECKPOINT_OPTIONS = [
+    "implicit-dirs",
+    "metadata-cache:ttl-secs:0",
+    "write:enable-streaming-writes:true",
+]
+
+
+class GcsFuseStorage(Construct):
+    """Two statically bound PV/PVC pairs over one bucket; pods mount them through `volumes()`."""
+
+    def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
+        super().__init__(scope, id)
+        v, rel = spec.values.storage, spec.release
+        self.data_claim = f"{rel.name}-data"
+        self.checkpoint_claim = f"{rel.name}-checkpoints"
+        self._mounts = [
+            ("data", self.data_claim, v.mount_path, True),
+            ("checkpoints", self.checkpoint_claim, v.checkpoint_mount_path, False),
+        ]
+        checkpoint_options = [*CHECKPOINT_OPTIONS, f"only-dir={v.checkpoint_dir}"]
+        for role, claim, options, prefetch in (
+            ("data", self.data_claim, READ_MOSTLY_OPTIONS, True),
+            ("checkpoints", self.checkpoint_claim, checkpoint_options, False),
+        ):
+            volume = f"{rel.namespace}-{claim}"
+            attributes = {"skipCSIBucketAccessCheck": "true"}
+            if prefetch:
+                attributes["gcsfuseMetadataPrefetchOnMount"] = "true"
+            api_object(
+                self,
+                f"pv-{role}",
+                api_version="v1",
+                kind="PersistentVolume",
+                name=volume,
+                body={
+                    "spec": {
+                        "accessModes": ["ReadWriteMany"],
+                        "capacity": {"storage": v.capacity},
+                        "persistentVolumeReclaimPolicy": "Retain",
+                        "storageClassName": "",
+                        "claimRef": {"namespace": rel.namespace, "name": claim},
+                        "mountOptions": options,
+                        "csi": {
+                            "driver": "gcsfuse.csi.storage.gke.io",
+                            "volumeHandle": v.bucket,
+                            "volumeAttributes": attributes,
+                        },
+                    }
+                },
+            )
+            api_object(
+                self,
+                f"pvc-{role}",
+                api_version="v1",
+                kind="PersistentVolumeClaim",
+                name=claim,
+                namespace=rel.namespace,
+                body={
+                    "spec": {
+                        "accessModes": ["ReadWriteMany"],
+                        "resources": {"requests": {"storage": v.capacity}},
+                        "storageClassName": "",
+                        "volumeName": volume,
+                    }
+                },
+            )
+        d = spec.derived
+        self.pod_annotations = {
+            "gke-gcsfuse/volumes": "true",
+            "gke-gcsfuse/cpu-limit": d.sidecar_cpu_limit,
+            "gke-gcsfuse/memory-limit": d.sidecar_memory_limit,
+            "gke-gcsfuse/ephemeral-storage-limit": d.sidecar_ephemeral_storage_limit,
+        }
+
+    def volumes(self) -> list[dict[str, Any]]:
+        return [
+            {"name": role, "persistentVolumeClaim": {"claimName": claim}}
+            for role, claim, _, _ in self._mounts
+        ]
+
+    def volume_mounts(self) -> list[dict[str, Any]]:
+        return [
+            {"name": role, "mountPath": path, "readOnly": read_only}
+            for role, _, path, read_only in self._mounts
+        ]

@@ -1,0 +1,51 @@
+"""The GRPO run: a RayJob, or for the `ray job submit` path a ConfigMap with what to submit."""
+
+from __future__ import annotations
+
+from constructs import Construct
+
+from ..values.derive import DeploySpec
+from .base import api_object
+from .runtime_env import entrypoint, runtime_env_yaml
+from .verl_ray_cluster import VerlRayCluster
+
+
+class GrpoRayJob(Construct):
+    def __init__(self, scope: Construct, id: str, spec: DeploySpec, *, cluster: VerlRayCluster) -> None:
+        super().__init__(scope, id)
+        v, rel = spec.values, spec.release
+        self.name = f"{rel.name}-{v.run.name}"
+        if v.run.kind == "RayJob":
+            api_object(
+                self,
+                "ray-job",
+                api_version="ray.io/v1",
+                kind="RayJob",
+                name=self.name,
+                namespace=rel.namespace,
+                body={
+                    "spec": {
+                        "entrypoint": entrypoint(spec),
+                        "runtimeEnvYAML": runtime_env_yaml(spec),
+                        "submissionMode": v.job.submission_mode,
+                        "shutdownAfterJobFinishes": v.job.shutdown_after_job_finishes,
+                        "ttlSecondsAfterFinished": v.job.ttl_seconds_after_finished,
+                        "activeDeadlineSeconds": v.job.active_deadline_seconds,
+                        "backoffLimit": v.job.backoff_limit,
+                        "rayClusterSpec": cluster.spec,
+                    }
+                },
+            )
+        else:
+            # The long-lived cluster path: `verl-grpo submit` and `ray job submit` read these.
+            api_object(
+                self,
+                "submit-config",
+                api_version="v1",
+                kind="ConfigMap",
+                name=f"{rel.name}-submit",
+                namespace=rel.namespace,
+                body={
+                    "data": {"entrypoint.sh": entrypoint(spec), "runtime-env.yaml": runtime_env_yaml(spec)}
+                },
+            )

@@ -1,0 +1,77 @@
+"""GPUDirect RDMA multi-networking: GKENetworkParamSet + Network per NIC, and the pod annotation."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from constructs import Construct
+
+from ..values.derive import DeploySpec
+from .base import api_object
+
+# a4-highgpu-8g and a3-ultragpu-8g both carry 8 RoCE NICs beside the gVNIC.
+RDMA_NICS = 8
+
+
+@dataclass(frozen=True)
+class NicNetwork:
+    name: str
+    vpc: str
+    subnet: str
+    device_mode: str
+
+
+def nic_networks(prefix: str) -> list[NicNetwork]:
+    """The gVNIC network then the RDMA networks, in pod interface order (eth1, eth2, ...)."""
+    gvnic = NicNetwork(f"{prefix}-gvnic", f"{prefix}-gvnic-net", f"{prefix}-gvnic-sub", "NetDevice")
+    rdma = [
+        NicNetwork(f"{prefix}-rdma-{i}", f"{prefix}-rdma-net", f"{prefix}-rdma-sub-{i}", "RDMA")
+        for i in range(RDMA_NICS)
+    ]
+    return [gvnic, *rdma]
+
+
+class NetworkMapping(Construct):
+    """Cluster-scoped network objects; `pod_annotations` is generated from the same list."""
+
+    def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
+        super().__init__(scope, id)
+        self.networks = nic_networks(spec.values.network.prefix)
+        for i, net in enumerate(self.networks):
+            suffix = "gvnic" if i == 0 else f"rdma-{i - 1}"
+            api_object(
+                self,
+                f"params-{suffix}",
+                api_version="networking.gke.io/v1",
+                kind="GKENetworkParamSet",
+                name=net.name,
+                body={"spec": {"vpc": net.vpc, "vpcSubnet": net.subnet, "deviceMode": net.device_mode}},
+            )
+            api_object(
+                self,
+                f"network-{suffix}",
+                api_version="networking.gke.io/v1",
+                kind="Network",
+                name=net.name,
+                body={
+                    "spec": {
+                        "type": "Device",
+                        "parametersRef": {
+                            "group": "networking.gke.io",
+                            "kind": "GKENetworkParamSet",
+                            "name": net.name,
+                        },
+                    }
+                },
+            )
+
+    @property
+    def pod_annotations(self) -> dict[str, str]:
+        interfaces = [{"interfaceName": "eth0", "network": "default"}] + [
+            {"interfaceName": f"eth{i + 1}", "network": net.name} for i, net in enumerate(self.networks)
+        ]
+        return {
+            "networking.gke.io/default-interface": "eth0",
+            "networking.gke.io/interfaces": json.dumps(interfaces),
+        }

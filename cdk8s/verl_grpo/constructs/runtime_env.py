@@ -1,0 +1,100 @@
+"""The GRPO entrypoint and its Ray runtime environment: one code path for RayJob and `ray job submit`."""
+
+from __future__ import annotations
+
+from ..values.derive import DeploySpec
+from ..values.refs import join, join_prefixed, text
+
+NVIDIA_LIB = "/usr/local/nvidia/lib64"
+GIB_LIB = "/usr/local/gib/lib64"
+# gIB's NCCL plugin first, then the driver's libraries (what set_nccl_env.sh exports).
+LD_LIBRARY_PATH = f"{GIB_LIB}:{NVIDIA_LIB}"
+
+
+def env_vars(spec: DeploySpec) -> dict[str, str]:
+    """Environment for the driver and every Ray worker; all values are strings."""
+    v = spec.values
+    return {
+        "PYTHONPATH": f"{v.storage.mount_path}/{v.storage.verl_dir}",
+        "LD_LIBRARY_PATH": LD_LIBRARY_PATH,
+        # The model sits in the bucket: never reach for the hub, keep HF caches off the read-only mount.
+        "HF_HUB_OFFLINE": "1",
+        "HF_HOME": "/tmp/huggingface",
+        "NCCL_NET": "gIB",
+        "NCCL_TUNER_CONFIG_PATH": spec.gpu.nccl_tuner_config,
+        "NCCL_CROSS_NIC": "0",
+        "NCCL_NET_GDR_LEVEL": "PIX",
+        "NCCL_P2P_NET_CHUNKSIZE": "131072",
+        "NCCL_NVLS_CHUNKSIZE": "524288",
+        "NCCL_IB_ADAPTIVE_ROUTING": "1",
+        "NCCL_IB_QPS_PER_CONNECTION": "4",
+        "NCCL_IB_TC": "52",
+        "NCCL_IB_FIFO_TC": "84",
+        "NCCL_DEBUG": "WARN",
+        "GLOO_SOCKET_IFNAME": "eth0",
+    }
+
+
+def runtime_env(spec: DeploySpec) -> dict[str, object]:
+    return {"env_vars": env_vars(spec)}
+
+
+def runtime_env_yaml(spec: DeploySpec) -> str:
+    """runtime_env as YAML with every value double-quoted (values are path- and name-shaped)."""
+    lines = ["env_vars:"]
+    for key, value in env_vars(spec).items():
+        assert '"' not in value and "\\" not in value, f"{key}: unquotable value {value!r}"
+        lines.append(f'  {key}: "{value}"')
+    return "\n".join(lines) + "\n"
+
+
+def hydra_overrides(spec: DeploySpec) -> list[str]:
+    v, t, s = spec.values, spec.values.training, spec.values.storage
+    data = f"{s.mount_path}/{s.data_dir}"
+    return [
+        "algorithm.adv_estimator=grpo",
+        "algorithm.use_kl_in_reward=false",
+        f"data.train_files={data}/train.parquet",
+        f"data.val_files={data}/test.parquet",
+        f"data.train_batch_size={text(t.train_batch_size)}",
+        f"data.max_prompt_length={text(t.max_prompt_length)}",
+        f"data.max_response_length={text(t.max_response_length)}",
+        "data.filter_overlong_prompts=true",
+        "data.truncation=error",
+        f"actor_rollout_ref.model.path={s.mount_path}/{s.model_dir}",
+        f"actor_rollout_ref.model.enable_gradient_checkpointing={text(t.gradient_checkpointing)}",
+        "actor_rollout_ref.model.use_remove_padding=true",
+        f"actor_rollout_ref.actor.strategy={t.strategy}",
+        f"actor_rollout_ref.actor.optim.lr={text(t.learning_rate)}",
+        f"actor_rollout_ref.actor.ppo_mini_batch_size={text(t.ppo_mini_batch_size)}",
+        f"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu={text(t.ppo_micro_batch_size_per_gpu)}",
+        f"actor_rollout_ref.actor.use_kl_loss={text(t.use_kl_loss)}",
+        f"actor_rollout_ref.actor.kl_loss_coef={text(t.kl_loss_coef)}",
+        "actor_rollout_ref.actor.kl_loss_type=low_var_kl",
+        f"actor_rollout_ref.actor.entropy_coeff={text(t.entropy_coeff)}",
+        f"actor_rollout_ref.rollout.name={t.rollout_name}",
+        f"actor_rollout_ref.rollout.tensor_model_parallel_size={text(t.tensor_parallel_size)}",
+        f"actor_rollout_ref.rollout.gpu_memory_utilization={text(t.gpu_memory_utilization)}",
+        f"actor_rollout_ref.rollout.n={text(t.rollout_n)}",
+        f"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu={text(t.log_prob_micro_batch_size_per_gpu)}",
+        f"actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu={text(t.log_prob_micro_batch_size_per_gpu)}",
+        f"actor_rollout_ref.ref.fsdp_config.param_offload={text(t.ref_param_offload)}",
+        "trainer.critic_warmup=0",
+        f"trainer.logger=[{join(t.logger, ',')}]",
+        f"trainer.project_name={t.project_name}",
+        f"trainer.experiment_name={spec.derived.experiment_name}",
+        f"trainer.n_gpus_per_node={spec.gpu.gpus_per_node}",
+        f"trainer.nnodes={text(v.worker.replicas)}",
+        f"trainer.save_freq={text(t.save_freq)}",
+        f"trainer.test_freq={text(t.test_freq)}",
+        f"trainer.total_epochs={text(t.total_epochs)}",
+        f"trainer.default_local_dir={s.checkpoint_mount_path}/{t.project_name}/{spec.derived.experiment_name}",
+        "trainer.resume_mode=auto",
+    ]
+
+
+def entrypoint(spec: DeploySpec) -> str:
+    """A shell command: one quoted override per line, user extras last and verbatim."""
+    lines = [f"python3 -m {spec.values.training.module}"]
+    lines += [f"'{o}'" for o in hydra_overrides(spec)]
+    return " \\\n  ".join(lines) + join_prefixed(spec.values.training.extra_args, " ") + "\n"

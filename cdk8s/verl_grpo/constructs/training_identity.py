@@ -1,0 +1,25 @@
+"""The Kubernetes service account the training pods run as."""
+
+from __future__ import annotations
+
+from constructs import Construct
+
+from ..values.derive import DeploySpec
+from .base import api_object
+
+
+class TrainingIdentity(Construct):
+    """The bucket's IAM binding names this account's Workload Identity principal."""
+
+    def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
+        super().__init__(scope, id)
+        self.name = spec.values.service_account.name
+        api_object(
+            self,
+            "service-account",
+            api_version="v1",
+            kind="ServiceAccount",
+            name=self.name,
+            namespace=spec.release.namespace,
+            body={},
+        )

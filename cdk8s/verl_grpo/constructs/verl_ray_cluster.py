@@ -1,0 +1,151 @@
+"""The Ray cluster verl runs on: a CPU head and one GPU worker group."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from constructs import Construct
+
+from ..values.derive import DeploySpec
+from .base import api_object, pod_labels
+from .gcs_fuse_storage import GcsFuseStorage
+from .network_mapping import NetworkMapping
+from .runtime_env import LD_LIBRARY_PATH
+from .training_identity import TrainingIdentity
+
+# The GPU stack GKE installs on the node; mounted read-only, nothing else from the host.
+HOST_PATHS = [
+    ("nvidia", "/home/kubernetes/bin/nvidia", "/usr/local/nvidia"),
+    ("gib", "/home/kubernetes/bin/gib", "/usr/local/gib"),
+]
+HEAD_PORTS = [("gcs-server", 6379), ("dashboard", 8265), ("client", 10001)]
+
+
+def _resources(cpu: str, memory: str, ephemeral: str, extra: dict[str, str] | None = None) -> dict[str, Any]:
+    amounts = {"cpu": cpu, "memory": memory, "ephemeral-storage": ephemeral, **(extra or {})}
+    return {"requests": amounts, "limits": dict(amounts)}
+
+
+class VerlRayCluster(Construct):
+    """Builds the RayCluster spec; renders a RayCluster object only when run.kind is RayCluster."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        spec: DeploySpec,
+        *,
+        storage: GcsFuseStorage,
+        network: NetworkMapping,
+        identity: TrainingIdentity,
+    ) -> None:
+        super().__init__(scope, id)
+        self.name = f"{spec.release.name}-{spec.values.gpu.type}"
+        self.spec = {
+            "rayVersion": spec.values.ray.version,
+            "headGroupSpec": self._head(spec, storage, identity),
+            "workerGroupSpecs": [self._workers(spec, storage, network, identity)],
+        }
+        if spec.values.run.kind == "RayCluster":
+            api_object(
+                self,
+                "ray-cluster",
+                api_version="ray.io/v1",
+                kind="RayCluster",
+                name=self.name,
+                namespace=spec.release.namespace,
+                body={"spec": self.spec},
+            )
+
+    @staticmethod
+    def _head(spec: DeploySpec, storage: GcsFuseStorage, identity: TrainingIdentity) -> dict[str, Any]:
+        v = spec.values
+        if v.cluster.mode == "standard":
+            selector = {"cloud.google.com/gke-nodepool": v.cluster.cpu_node_pool}
+        else:
+            selector = {
+                "cloud.google.com/compute-class": v.cluster.compute_class,
+                "cloud.google.com/machine-family": v.cluster.head_machine_family,
+            }
+        return {
+            "rayStartParams": {"dashboard-host": "0.0.0.0"},
+            "template": {
+                "metadata": {"labels": pod_labels(spec.release.name), "annotations": storage.pod_annotations},
+                "spec": {
+                    "serviceAccountName": identity.name,
+                    "nodeSelector": selector,
+                    "containers": [
+                        {
+                            "name": "ray-head",
+                            "image": f"{v.image.repository}:{v.image.tag}",
+                            "imagePullPolicy": v.image.pull_policy,
+                            "ports": [{"containerPort": port, "name": name} for name, port in HEAD_PORTS],
+                            "resources": _resources(v.head.cpu, v.head.memory, v.head.ephemeral_storage),
+                            "volumeMounts": [
+                                {"name": "ray-logs", "mountPath": "/tmp/ray"},
+                                *storage.volume_mounts(),
+                            ],
+                        }
+                    ],
+                    "volumes": [{"name": "ray-logs", "emptyDir": {}}, *storage.volumes()],
+                },
+            },
+        }
+
+    @staticmethod
+    def _workers(
+        spec: DeploySpec, storage: GcsFuseStorage, network: NetworkMapping, identity: TrainingIdentity
+    ) -> dict[str, Any]:
+        v, gpu, d = spec.values, spec.gpu, spec.derived
+        selector = {"cloud.google.com/gke-accelerator": gpu.accelerator}
+        if v.cluster.mode == "autopilot":
+            # Autopilot sizes the node from these; the count is a string like every label value.
+            selector["cloud.google.com/gke-accelerator-count"] = str(gpu.gpus_per_node)
+        if v.cluster.spot:
+            selector["cloud.google.com/gke-spot"] = "true"
+        gpus = {"nvidia.com/gpu": str(gpu.gpus_per_node)}
+        return {
+            "groupName": "gpu-group",
+            "replicas": v.worker.replicas,
+            "minReplicas": v.worker.replicas,
+            "maxReplicas": v.worker.replicas,
+            "rayStartParams": {},
+            "template": {
+                "metadata": {
+                    "labels": pod_labels(spec.release.name),
+                    "annotations": {**storage.pod_annotations, **network.pod_annotations},
+                },
+                "spec": {
+                    "serviceAccountName": identity.name,
+                    "nodeSelector": selector,
+                    "tolerations": v.worker.tolerations,
+                    "containers": [
+                        {
+                            "name": "ray-worker",
+                            "image": f"{v.image.repository}:{v.image.tag}",
+                            "imagePullPolicy": v.image.pull_policy,
+                            "env": [{"name": "LD_LIBRARY_PATH", "value": LD_LIBRARY_PATH}],
+                            "resources": _resources(
+                                d.worker_cpu, d.worker_memory, v.worker.ephemeral_storage, gpus
+                            ),
+                            "volumeMounts": [
+                                *(
+                                    {"name": name, "mountPath": mount, "readOnly": True}
+                                    for name, _, mount in HOST_PATHS
+                                ),
+                                {"name": "ray-tmp", "mountPath": "/tmp"},
+                                *storage.volume_mounts(),
+                            ],
+                        }
+                    ],
+                    "volumes": [
+                        *(
+                            {"name": name, "hostPath": {"path": path, "type": "Directory"}}
+                            for name, path, _ in HOST_PATHS
+                        ),
+                        {"name": "ray-tmp", "emptyDir": {}},
+                        *storage.volumes(),
+                    ],
+                },
+            },
+        }

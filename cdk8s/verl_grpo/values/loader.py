@@ -1,0 +1,151 @@
+"""Merge values layers the way Helm does, validate them, and return the typed model.
+
+Order: built-in defaults, GPU profile, `-f` files in order, `--set` in order. Maps merge,
+lists replace, null deletes a key (and then fails the schema, as in Helm).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from .model import Values
+from .schema import values_schema
+
+
+class ValuesError(ValueError):
+    """Invalid input; each line names the key, the bad value and what is allowed."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+def default_values() -> dict[str, Any]:
+    return Values().model_dump(by_alias=True, mode="json")
+
+
+def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def read_values_file(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as e:
+        raise ValuesError([f"{path}: cannot read: {e.strerror}"]) from e
+    except yaml.YAMLError as e:
+        raise ValuesError([f"{path}: not valid YAML: {e}"]) from e
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValuesError([f"{path}: a values file must hold a mapping, got {type(data).__name__}"])
+    return data
+
+
+SET_STRING = "string:"
+_INT = re.compile(r"^-?[1-9][0-9]*$|^0$")
+
+
+def _typed(raw: str) -> Any:
+    """Helm's --set typing: true/false/null and integers are typed, everything else is a string."""
+    low = raw.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "null":
+        return None
+    if _INT.match(raw):
+        return int(raw)
+    return raw
+
+
+def parse_set(expr: str, typed: bool = True) -> dict[str, Any]:
+    """`a.b=c` (or `a=1,b.c=x`, `a={x,y}`) as Helm's --set reads it; typed=False is --set-string."""
+    out: dict[str, Any] = {}
+    for pair in _split_top(expr, ","):
+        key, sep, raw = pair.partition("=")
+        if not sep or not key or any(not part for part in key.split(".")):
+            raise ValuesError([f"--set {expr!r}: expected key.path=value"])
+        value: Any
+        convert = _typed if typed else str
+        if raw.startswith("{") and raw.endswith("}"):
+            value = [convert(v) for v in _split_top(raw[1:-1], ",")] if raw[1:-1] else []
+        else:
+            value = convert(raw)
+        node = out
+        *parents, leaf = key.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return out
+
+
+def _split_top(s: str, sep: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in s:
+        depth += ch == "{"
+        depth -= ch == "}"
+        if ch == sep and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    return parts
+
+
+def merge_layers(
+    profile: dict[str, Any] | None, files: Iterable[Path] = (), sets: Iterable[str] = ()
+) -> dict[str, Any]:
+    """`sets` are --set expressions; prefix one with 'string:' for --set-string."""
+    merged = deep_merge(default_values(), profile or {})
+    for path in files:
+        merged = deep_merge(merged, read_values_file(Path(path)))
+    for expr in sets:
+        if expr.startswith(SET_STRING):
+            merged = deep_merge(merged, parse_set(expr[len(SET_STRING) :], typed=False))
+        else:
+            merged = deep_merge(merged, parse_set(expr))
+    return merged
+
+
+def validate(merged: dict[str, Any]) -> Values:
+    """Schema check (the same schema Helm applies), then the typed model."""
+    validator = jsonschema.Draft7Validator(values_schema())
+    problems = sorted(_describe(e) for e in validator.iter_errors(merged))
+    if problems:
+        raise ValuesError(problems)
+    return Values.model_validate(merged)
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    path = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+    if error.validator == "additionalProperties":
+        allowed = ", ".join(error.schema.get("properties", {}))
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        where = f"{path}." if error.absolute_path else ""
+        return "\n".join(f"{where}{k}: unknown key; allowed: {allowed}" for k in extra)
+    if error.validator == "required":
+        return f"{path}: {error.message} (a key set to null is deleted, as in Helm)"
+    hint = error.schema.get("description", "")
+    return f"{path}: {error.message}" + (f" ({hint})" if hint else "")
+
+
+def load_values(
+    profile: dict[str, Any] | None, files: Iterable[Path] = (), sets: Iterable[str] = ()
+) -> Values:
+    return validate(merge_layers(profile, files, sets))

@@ -1,0 +1,86 @@
+"""Machine facts (data files) and what GKE leaves allocatable on them."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import yaml
+
+GIB = 2**30
+
+
+@dataclass(frozen=True)
+class GpuProfile:
+    """One GPU node type, read from data/gpus/<name>.yaml."""
+
+    name: str
+    machine_type: str
+    accelerator: str
+    gpus_per_node: int
+    vcpu: int
+    memory_gb: int
+    gpu_memory_gb: int
+    nccl_tuner_config: str
+    min_gke_version: str
+
+
+@dataclass(frozen=True)
+class CpuMachine:
+    name: str
+    vcpu: int
+    memory_gb: int
+
+
+@cache
+def gpu_profiles() -> dict[str, GpuProfile]:
+    folder = resources.files("verl_grpo") / "data" / "gpus"
+    profiles = {}
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".yaml"):
+            continue
+        d = yaml.safe_load(entry.read_text())
+        profiles[d["name"]] = GpuProfile(
+            name=d["name"],
+            machine_type=d["machineType"],
+            accelerator=d["accelerator"],
+            gpus_per_node=int(d["gpusPerNode"]),
+            vcpu=int(d["vcpu"]),
+            memory_gb=int(d["memoryGB"]),
+            gpu_memory_gb=int(d["gpuMemoryGB"]),
+            nccl_tuner_config=d["ncclTunerConfig"],
+            min_gke_version=d["minGkeVersion"],
+        )
+    return profiles
+
+
+@cache
+def cpu_machines() -> dict[str, CpuMachine]:
+    text = (resources.files("verl_grpo") / "data" / "cpu-machines.yaml").read_text()
+    return {k: CpuMachine(k, int(v["vcpu"]), int(v["memoryGB"])) for k, v in yaml.safe_load(text).items()}
+
+
+def allocatable_cpu(vcpu: int) -> float:
+    """GKE kube-reserved CPU: 6% of core 1, 1% of core 2, 0.5% of cores 3-4, 0.25% above."""
+    tiers = [(1, 0.06), (1, 0.01), (2, 0.005), (math.inf, 0.0025)]
+    return vcpu - _tiered(vcpu, tiers)
+
+
+def allocatable_memory_gib(memory_gb: int) -> float:
+    """GKE kube-reserved memory (255 MiB + tiered share) and the 100 MiB eviction threshold."""
+    total = memory_gb * 1e9 / GIB
+    tiers = [(4, 0.25), (4, 0.20), (8, 0.10), (112, 0.06), (math.inf, 0.02)]
+    return total - 255 / 1024 - _tiered(total, tiers) - 100 / 1024
+
+
+def _tiered(amount: float, tiers: list[tuple[float, float]]) -> float:
+    reserved, left = 0.0, amount
+    for size, share in tiers:
+        part = min(left, size)
+        reserved += part * share
+        left -= part
+        if left <= 0:
+            break
+    return reserved

@@ -1,0 +1,254 @@
+"""The values model: one typed tree whose YAML shape is the Helm values shape.
+
+Every field carries a one-line description; the JSON schema (values.schema.json), the chart's
+values.yaml comments and its README table are all generated from these classes.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+from typing_extensions import TypedDict
+
+from .machines import cpu_machines, gpu_profiles
+
+DNS1035 = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
+# Kubernetes quantity (decimal or binary suffix); CPU may use millicores.
+QUANTITY = r"^([0-9]+(\.[0-9]+)?)(m|k|M|G|T|Ki|Mi|Gi|Ti)?$"
+QUANTITY_OR_DERIVED = r"^(([0-9]+(\.[0-9]+)?)(m|k|M|G|T|Ki|Mi|Gi|Ti)?)?$"
+# A GCS bucket name, not a gs:// URL.
+BUCKET = r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$"
+# A path inside the bucket: relative, no segment starting with '.', no leading or trailing slash.
+# (Go's regexp, used by Helm, has no look-ahead.)
+BUCKET_PATH = r"^[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$"
+ABS_PATH = r"^/[A-Za-z0-9._/-]*$"
+HYDRA_WORD = r"^[A-Za-z0-9._-]+$"
+
+GpuType = Literal[tuple(gpu_profiles())]  # type: ignore[valid-type]
+CpuMachineType = Literal[tuple(cpu_machines())]  # type: ignore[valid-type]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True, strict=True
+    )
+
+
+def field(default: Any, description: str, **kw: Any) -> Any:
+    return Field(default, description=description, **kw)
+
+
+class Gpu(Model):
+    type: GpuType = field("b200", "GPU node type; selects machine type, accelerator label and NCCL tuner.")
+
+
+class Cluster(Model):
+    mode: Literal["standard", "autopilot"] = field("standard", "GKE cluster mode.")
+    spot: bool = field(
+        True, "Run GPU and head pods on Spot capacity (nodeSelector cloud.google.com/gke-spot)."
+    )
+    compute_class: str = field(
+        "Performance", "Autopilot mode: compute class of the Ray head.", pattern=r"^[A-Za-z][-A-Za-z0-9]*$"
+    )
+    head_machine_family: str = field(
+        "c2", "Autopilot mode: machine family of the Ray head's node.", pattern=r"^[a-z][a-z0-9]*$"
+    )
+    cpu_node_pool: str = field(
+        "default-pool",
+        "Standard mode: node pool the Ray head is scheduled on.",
+        pattern=DNS1035,
+        max_length=40,
+    )
+    cpu_machine_type: CpuMachineType = field(
+        "c2-standard-16", "Standard mode: machine type of the CPU node pool; the head must fit on it."
+    )
+
+
+class Image(Model):
+    repository: str = field("verlai/verl", "Container image repository for head and workers.", min_length=1)
+    tag: str = field("vllm011.latest", "Container image tag.", min_length=1)
+    pull_policy: Literal["Always", "IfNotPresent", "Never"] = field("IfNotPresent", "Image pull policy.")
+
+
+class Ray(Model):
+    version: str = field(
+        "2.47.0", "Ray version inside the image (RayCluster rayVersion).", pattern=r"^\d+\.\d+\.\d+$"
+    )
+
+
+class ServiceAccount(Model):
+    name: str = field(
+        "verl-ksa",
+        "Kubernetes service account the pods run as; the bucket IAM binding targets it.",
+        pattern=DNS1035,
+        max_length=63,
+    )
+
+
+class Network(Model):
+    prefix: str = field(
+        "verl",
+        "Prefix of the VPC, subnet and Network object names (gVNIC and 8 RDMA).",
+        pattern=DNS1035,
+        max_length=30,
+    )
+
+
+class Sidecar(Model):
+    cpu_limit: str = field(
+        "",
+        "GCS FUSE sidecar CPU limit; empty: '0' (unlimited) on standard, 8 on autopilot.",
+        pattern=QUANTITY_OR_DERIVED,
+    )
+    memory_limit: str = field(
+        "",
+        "GCS FUSE sidecar memory limit; empty: '0' on standard, 32Gi on autopilot.",
+        pattern=QUANTITY_OR_DERIVED,
+    )
+    ephemeral_storage_limit: str = field(
+        "",
+        "GCS FUSE sidecar ephemeral storage limit; empty: '0' on standard, 200Gi on autopilot.",
+        pattern=QUANTITY_OR_DERIVED,
+    )
+
+
+class Storage(Model):
+    bucket: str = field("verl-grpo-data", "GCS bucket name (not a gs:// URL).", pattern=BUCKET)
+    capacity: str = field("768Gi", "Nominal capacity of the bucket PersistentVolumes.", pattern=QUANTITY)
+    mount_path: str = field("/data", "Where the bucket is mounted in head and worker pods.", pattern=ABS_PATH)
+    checkpoint_mount_path: str = field(
+        "/checkpoints",
+        "Where the checkpoint prefix of the bucket is mounted (write-friendly options).",
+        pattern=ABS_PATH,
+    )
+    model_dir: str = field(
+        "models/Qwen2.5-32B-Instruct", "Bucket path of the model (config and weights).", pattern=BUCKET_PATH
+    )
+    data_dir: str = field("data/gsm8k", "Bucket path of train.parquet and test.parquet.", pattern=BUCKET_PATH)
+    verl_dir: str = field(
+        "verl", "Bucket path of the verl source tree (put on PYTHONPATH).", pattern=BUCKET_PATH
+    )
+    checkpoint_dir: str = field("checkpoints", "Bucket prefix for checkpoints.", pattern=BUCKET_PATH)
+    sidecar: Sidecar = Field(default_factory=Sidecar, description="GCS FUSE sidecar resource limits.")
+
+
+class Head(Model):
+    cpu: str = field("12", "Ray head CPU request and limit.", pattern=QUANTITY)
+    memory: str = field("40Gi", "Ray head memory request and limit.", pattern=QUANTITY)
+    ephemeral_storage: str = field("50Gi", "Ray head ephemeral storage request and limit.", pattern=QUANTITY)
+
+
+class Toleration(TypedDict, total=False):
+    """A Kubernetes toleration, passed through to the pod as given."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
+    key: Annotated[str, Field(description="Taint key.")]
+    operator: Annotated[Literal["Exists", "Equal"], Field(description="Toleration operator.")]
+    value: Annotated[str, Field(description="Taint value (operator Equal).")]
+    effect: Annotated[
+        Literal["", "NoSchedule", "PreferNoSchedule", "NoExecute"], Field(description="Taint effect.")
+    ]
+    tolerationSeconds: Annotated[int, Field(description="Seconds a NoExecute taint is tolerated.")]
+
+
+class Worker(Model):
+    replicas: int = field(2, "Number of GPU worker pods (nodes); also verl trainer.nnodes.", ge=1, le=512)
+    cpu: str = field(
+        "",
+        "Worker CPU request; empty: derived from the machine (allocatable minus headroom).",
+        pattern=QUANTITY_OR_DERIVED,
+    )
+    memory: str = field(
+        "",
+        "Worker memory request; empty: derived from the machine (allocatable minus headroom).",
+        pattern=QUANTITY_OR_DERIVED,
+    )
+    ephemeral_storage: str = field("1000Gi", "Worker ephemeral storage request and limit.", pattern=QUANTITY)
+    tolerations: list[Toleration] = field(
+        [Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoSchedule")],
+        "Worker pod tolerations (replaces the list).",
+    )
+
+
+class Run(Model):
+    kind: Literal["RayJob", "RayCluster"] = field(
+        "RayJob", "What to render: a RayJob (cluster per run) or a long-lived RayCluster for ray job submit."
+    )
+    name: str = field(
+        "grpo-001",
+        "Run name; the RayJob is named <release>-<name>. Use a new name per run.",
+        pattern=DNS1035,
+        max_length=40,
+    )
+
+
+class Job(Model):
+    submission_mode: Literal["K8sJobMode", "HTTPMode", "SidecarMode"] = field(
+        "K8sJobMode", "RayJob submissionMode."
+    )
+    shutdown_after_job_finishes: bool = field(True, "Delete the Ray cluster when the job ends.")
+    ttl_seconds_after_finished: int = field(
+        3600,
+        "Seconds to keep the cluster after the job ends (needs shutdownAfterJobFinishes when > 0).",
+        ge=0,
+        le=2**31 - 1,
+    )
+    active_deadline_seconds: int = field(
+        259200, "Fail the job after this many seconds from start.", ge=1, le=2**31 - 1
+    )
+    backoff_limit: int = field(1, "Retries of a failed job, each on a new cluster.", ge=0, le=100)
+
+
+class Training(Model):
+    module: str = field(
+        "verl.trainer.main_ppo", "Python module the entrypoint runs.", pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$"
+    )
+    project_name: str = field("verl-grpo", "verl trainer.project_name.", pattern=HYDRA_WORD)
+    experiment_name: str = field(
+        "",
+        "verl trainer.experiment_name and checkpoint sub-path; empty: the run name.",
+        pattern=r"^([A-Za-z0-9._-]+)?$",
+    )
+    train_batch_size: int = field(256, "data.train_batch_size (prompts per step).", ge=1)
+    max_prompt_length: int = field(512, "data.max_prompt_length (tokens).", ge=1)
+    max_response_length: int = field(512, "data.max_response_length (tokens).", ge=1)
+    learning_rate: float = field(1e-5, "actor optim.lr.", gt=0, lt=1)
+    ppo_mini_batch_size: int = field(256, "actor ppo_mini_batch_size (prompts).", ge=1)
+    ppo_micro_batch_size_per_gpu: int = field(2, "actor ppo_micro_batch_size_per_gpu.", ge=1)
+    log_prob_micro_batch_size_per_gpu: int = field(
+        2, "rollout and ref log_prob_micro_batch_size_per_gpu.", ge=1
+    )
+    rollout_name: Literal["vllm", "sglang"] = field("vllm", "actor_rollout_ref.rollout.name.")
+    rollout_n: int = field(8, "Responses sampled per prompt (GRPO group size).", ge=1)
+    tensor_parallel_size: int = field(8, "rollout.tensor_model_parallel_size.", ge=1)
+    gpu_memory_utilization: float = field(0.4, "rollout.gpu_memory_utilization.", gt=0, le=1)
+    strategy: Literal["fsdp", "fsdp2"] = field("fsdp2", "actor.strategy.")
+    use_kl_loss: bool = field(True, "actor.use_kl_loss (GRPO: KL in the loss, creates the reference model).")
+    kl_loss_coef: float = field(0.001, "actor.kl_loss_coef.", ge=0)
+    entropy_coeff: float = field(0.0, "actor.entropy_coeff.", ge=0)
+    gradient_checkpointing: bool = field(True, "model.enable_gradient_checkpointing.")
+    ref_param_offload: bool = field(True, "ref.fsdp_config.param_offload.")
+    total_epochs: int = field(2, "trainer.total_epochs.", ge=1)
+    save_freq: int = field(10, "trainer.save_freq (steps).", ge=-1)
+    test_freq: int = field(10, "trainer.test_freq (steps).", ge=-1)
+    logger: list[Literal["console", "wandb", "tensorboard", "mlflow"]] = field(
+        ["console"], "trainer.logger backends.", min_length=1
+    )
+    extra_args: list[str] = field([], "Extra Hydra overrides appended verbatim (e.g. '+key=value').")
+
+
+class Values(Model):
+    gpu: Gpu = Field(default_factory=Gpu, description="GPU node type.")
+    cluster: Cluster = Field(default_factory=Cluster, description="GKE cluster settings.")
+    image: Image = Field(default_factory=Image, description="verl container image.")
+    ray: Ray = Field(default_factory=Ray, description="Ray settings.")
+    service_account: ServiceAccount = Field(default_factory=ServiceAccount, description="Pod identity.")
+    network: Network = Field(default_factory=Network, description="GPUDirect RDMA network mapping.")
+    storage: Storage = Field(default_factory=Storage, description="Cloud Storage FUSE bucket.")
+    head: Head = Field(default_factory=Head, description="Ray head pod (CPU only).")
+    worker: Worker = Field(default_factory=Worker, description="Ray GPU worker group.")
+    run: Run = Field(default_factory=Run, description="What this release runs.")
+    job: Job = Field(default_factory=Job, description="RayJob lifecycle.")
+    training: Training = Field(default_factory=Training, description="verl GRPO training settings.")

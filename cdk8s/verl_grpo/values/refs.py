@@ -1,0 +1,146 @@
+"""Values as references: how one construct code path renders both dist/ and Helm templates.
+
+In *concrete* mode constructs see real values. In *marker* mode every non-variant leaf is a
+unique marker string (``@@N@@``) that the chart writer turns into a Go template expression.
+Constructs stay oblivious: they only pass leaves through, splice them into strings with
+``text()``/``join()`` and pick derived defaults with ``Ops.or_default``. No arithmetic or
+branching on a non-variant leaf is allowed (the parity tests catch it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+MARKER = re.compile(r"@@(\d+)@@")
+
+
+@dataclass(frozen=True)
+class Expr:
+    """A Go template expression; inside a string 'str' splices raw, 'json' via toJson.
+
+    A whole YAML value is always rendered with toJson, which keeps its type.
+    """
+
+    go: str
+    kind: str
+
+
+@dataclass
+class MarkerTable:
+    exprs: list[Expr] = field(default_factory=list)
+
+    def add(self, go: str, kind: str) -> str:
+        self.exprs.append(Expr(go, kind))
+        return f"@@{len(self.exprs) - 1}@@"
+
+    def lookup(self, marker: str) -> Expr | None:
+        m = MARKER.fullmatch(marker) if isinstance(marker, str) else None
+        return self.exprs[int(m.group(1))] if m else None
+
+
+class ListMarker(str):
+    """A marker for a list of scalars; join() turns it into a spliceable string marker."""
+
+    table: MarkerTable
+    go: str
+
+    def __new__(cls, table: MarkerTable, go: str) -> ListMarker:
+        obj = super().__new__(cls, table.add(go, "json"))
+        obj.table, obj.go = table, go
+        return obj
+
+
+def go_json_number(x: int | float) -> str:
+    """Format a number exactly as Go's encoding/json (Helm's toJson) does."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, int):
+        return str(x)
+    if x == int(x) and abs(x) < 1e21:
+        return str(int(x))
+    if 1e-6 <= abs(x) < 1e21:
+        return format(Decimal(repr(x)), "f")
+    mantissa, exp = repr(x).split("e")
+    return f"{mantissa}e{exp[0]}{exp[1:].lstrip('0') or '0'}"
+
+
+def text(x: object) -> str:
+    """A leaf as it appears inside a larger string; markers pass through unchanged."""
+    if isinstance(x, str):
+        return x
+    if isinstance(x, bool | int | float):
+        return go_json_number(x)
+    raise TypeError(f"cannot splice {type(x).__name__} into a string")
+
+
+def join(x: list | ListMarker, sep: str) -> str:
+    if isinstance(x, ListMarker):
+        return x.table.add(f"(join {json.dumps(sep)} {x.go})", "str")
+    return sep.join(text(i) for i in x)
+
+
+def join_prefixed(x: list | ListMarker, sep: str) -> str:
+    """Each item preceded by `sep`; empty for an empty list (no trailing blanks in the output)."""
+    if isinstance(x, ListMarker):
+        sep_go = json.dumps(sep)
+        go = f'(ternary "" (printf "%s%s" {sep_go} (join {sep_go} {x.go})) (empty {x.go}))'
+        return x.table.add(go, "str")
+    return "".join(sep + text(i) for i in x)
+
+
+class Ops:
+    """Derived-value operations; concrete mode computes, marker mode records an expression."""
+
+    def or_default(self, leaf: object, fallback: str) -> str:
+        return leaf or fallback  # type: ignore[return-value]
+
+
+class MarkerOps(Ops):
+    def __init__(self, table: MarkerTable) -> None:
+        self.table = table
+
+    def or_default(self, leaf: object, fallback: str) -> str:
+        expr = self.table.lookup(leaf)  # type: ignore[arg-type]
+        assert expr is not None, f"or_default needs a marker leaf, got {leaf!r}"
+        fb = self.table.lookup(fallback)
+        fb_go = fb.go if fb else json.dumps(fallback)
+        return self.table.add(f"({expr.go} | default {fb_go})", "str")
+
+
+# Leaves whose values change the *structure* of the output (which objects, which fields).
+# They stay concrete in marker mode; the chart renders one guarded block per combination.
+VARIANT_KEYS: tuple[str, ...] = ("gpu.type", "cluster.mode", "cluster.spot", "run.kind")
+
+
+def marker_values(model_cls: type, table: MarkerTable, variant: dict[str, object], prefix: str = ""):
+    """An instance of a values model whose leaves are markers, except the variant keys."""
+    from pydantic import BaseModel
+
+    kwargs = {}
+    for name, info in model_cls.model_fields.items():
+        key = info.alias or name
+        path = f"{prefix}{key}"
+        ann = info.annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            kwargs[name] = marker_values(ann, table, variant, prefix=f"{path}.")
+        elif path in variant:
+            kwargs[name] = variant[path]
+        elif getattr(ann, "__origin__", None) is list and _is_scalar_list(ann):
+            kwargs[name] = ListMarker(table, f".Values.{path}")
+        else:
+            kind = "str" if ann is str or _is_str_literal(ann) else "json"
+            kwargs[name] = table.add(f".Values.{path}", kind)
+    return model_cls.model_construct(**kwargs)
+
+
+def _is_str_literal(ann: object) -> bool:
+    args = getattr(ann, "__args__", ())
+    return str(ann).startswith("typing.Literal") and all(isinstance(a, str) for a in args)
+
+
+def _is_scalar_list(ann: object) -> bool:
+    (item,) = ann.__args__  # type: ignore[attr-defined]
+    return item is str or _is_str_literal(item)
