@@ -24,7 +24,7 @@ $(BIN)/helm $(BIN)/helm3 $(BIN)/kubectl: $(STAMP) tools/install_k8s_tools.py
 tools: $(BIN)/helm $(BIN)/helm3 $(BIN)/kubectl
 
 generate: $(STAMP)
-	$(BIN)/verl-grpo synth
+	$(BIN)/verl-grpo generate
 
 lint: $(STAMP)
 	$(BIN)/ruff check cdk8s tests tools

@@ -64,6 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="write DIR/<profile>/ (default: dist); '-' prints one profile to stdout",
     )
 
+    generate = verbs.add_parser(
+        "generate",
+        help="write everything generated: dist/ (all profiles + chart archive), charts/, overlays/",
+    )
+    generate.add_argument("--root", default=".", type=Path, help="repository root (default: .)")
+
     verbs.add_parser("schema", help="print values.schema.json")
     return parser
 
@@ -73,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.verb == "synth":
             return _synth(args)
+        if args.verb == "generate":
+            return _generate(args.root)
         if args.verb == "schema":
             from .values.schema import values_schema
 
@@ -94,7 +102,6 @@ def _sets(args: argparse.Namespace) -> tuple[str, ...]:
 
 def _synth(args: argparse.Namespace) -> int:
     from .render.atomic import write_tree
-    from .render.dist import profile_files
     from .render.yaml_io import dump_all
     from .synth import Request, synthesize
 
@@ -117,10 +124,46 @@ def _synth(args: argparse.Namespace) -> int:
         sys.stdout.write(dump_all([o.manifest for o in only.objects]))
         return 0
     out = Path(args.output)
-    write_tree(out, {name: profile_files(r.spec, r.objects) for name, r in renderings.items()})
+    write_tree(out, dist_files(renderings), replace=list(renderings))
     for name, r in renderings.items():
         print(f"wrote {out / name}/ ({len(r.objects)} objects)", file=sys.stderr)
     return 0
+
+
+def _generate(root: Path) -> int:
+    """Everything in one process: render and validate all of it first, then swap each tree in."""
+    from . import __version__
+    from .render.atomic import write_tree
+    from .render.chart import chart_files
+    from .render.overlays import overlay_files
+    from .render.package import chart_archive
+    from .synth import Request, synthesize
+    from .values.derive import CHART_NAME
+
+    renderings = synthesize([Request(p.name, p.layer()) for p in shipped_profiles()])
+    chart = chart_files()
+    archive = f"{CHART_NAME}-{__version__}.tgz"
+    dist = {**dist_files(renderings), archive: chart_archive(CHART_NAME, chart.files)}
+    old_archives = [p.name for p in (root / "dist").glob(f"{CHART_NAME}-*.tgz")]
+    write_tree(root / "dist", dist, replace=[*renderings, *old_archives])
+    write_tree(root / "charts" / CHART_NAME, chart.files)
+    write_tree(root / "overlays", overlay_files())
+    print(
+        f"wrote dist/ ({len(renderings)} profiles, {archive}), charts/{CHART_NAME}/ "
+        f"({chart.template_count} templates), overlays/",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def dist_files(renderings: dict) -> dict[str, str | bytes]:
+    from .render.dist import profile_files
+
+    return {
+        f"{name}/{rel}": content
+        for name, r in renderings.items()
+        for rel, content in profile_files(r.spec, r.objects).items()
+    }
 
 
 if __name__ == "__main__":

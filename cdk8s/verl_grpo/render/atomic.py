@@ -45,17 +45,25 @@ def staged_dir(target: Path) -> Iterator[Path]:
         shutil.rmtree(stage, ignore_errors=True)
 
 
-def write_tree(target: Path, subtrees: dict[str, dict[str, str]]) -> None:
-    """Replace the folders `target/<name>/` with the given files (relative path -> text) in one step.
+def write_tree(target: Path, files: dict[str, str | bytes], replace: list[str] | None = None) -> None:
+    """Make `target` hold `files` (relative path -> content), swapped in as one step.
 
-    Everything else under `target` is carried over, so the swap replaces only what was asked.
+    `replace` lists the entries (folders or files) the new content replaces; everything else
+    already under `target` is carried over. None replaces the whole tree.
     """
     with staged_dir(target) as stage:
-        if target.exists():
+        if target.exists() and replace is not None:
             shutil.copytree(target, stage, dirs_exist_ok=True, symlinks=True)
-        for name, files in subtrees.items():
-            shutil.rmtree(stage / name, ignore_errors=True)
-            for rel, text in files.items():
-                path = stage / name / rel
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text)
+            for entry in replace:
+                path = stage / entry
+                if path.is_dir():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink(missing_ok=True)
+        for rel, content in files.items():
+            path = stage / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content)

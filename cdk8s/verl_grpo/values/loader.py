@@ -15,6 +15,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from .helm_yaml import load_values_yaml
 from .model import Values
 from .schema import values_schema
 
@@ -45,7 +46,7 @@ def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def read_values_file(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(path.read_text())
+        data = load_values_yaml(path.read_text())
     except OSError as e:
         raise ValuesError([f"{path}: cannot read: {e.strerror}"]) from e
     except yaml.YAMLError as e:

@@ -211,28 +211,28 @@ class Training(Model):
         "verl trainer.experiment_name and checkpoint sub-path; empty: the run name.",
         pattern=r"^([A-Za-z0-9._-]+)?$",
     )
-    train_batch_size: int = field(256, "data.train_batch_size (prompts per step).", ge=1)
-    max_prompt_length: int = field(512, "data.max_prompt_length (tokens).", ge=1)
-    max_response_length: int = field(512, "data.max_response_length (tokens).", ge=1)
+    train_batch_size: int = field(256, "data.train_batch_size (prompts per step).", ge=1, le=65536)
+    max_prompt_length: int = field(512, "data.max_prompt_length (tokens).", ge=1, le=1048576)
+    max_response_length: int = field(512, "data.max_response_length (tokens).", ge=1, le=1048576)
     learning_rate: float = field(1e-5, "actor optim.lr.", gt=0, lt=1)
-    ppo_mini_batch_size: int = field(256, "actor ppo_mini_batch_size (prompts).", ge=1)
-    ppo_micro_batch_size_per_gpu: int = field(2, "actor ppo_micro_batch_size_per_gpu.", ge=1)
+    ppo_mini_batch_size: int = field(256, "actor ppo_mini_batch_size (prompts).", ge=1, le=65536)
+    ppo_micro_batch_size_per_gpu: int = field(2, "actor ppo_micro_batch_size_per_gpu.", ge=1, le=4096)
     log_prob_micro_batch_size_per_gpu: int = field(
-        2, "rollout and ref log_prob_micro_batch_size_per_gpu.", ge=1
+        2, "rollout and ref log_prob_micro_batch_size_per_gpu.", ge=1, le=4096
     )
     rollout_name: Literal["vllm", "sglang"] = field("vllm", "actor_rollout_ref.rollout.name.")
-    rollout_n: int = field(8, "Responses sampled per prompt (GRPO group size).", ge=1)
-    tensor_parallel_size: int = field(8, "rollout.tensor_model_parallel_size.", ge=1)
+    rollout_n: int = field(8, "Responses sampled per prompt (GRPO group size).", ge=1, le=1024)
+    tensor_parallel_size: int = field(8, "rollout.tensor_model_parallel_size.", ge=1, le=64)
     gpu_memory_utilization: float = field(0.4, "rollout.gpu_memory_utilization.", gt=0, le=1)
     strategy: Literal["fsdp", "fsdp2"] = field("fsdp2", "actor.strategy.")
     use_kl_loss: bool = field(True, "actor.use_kl_loss (GRPO: KL in the loss, creates the reference model).")
-    kl_loss_coef: float = field(0.001, "actor.kl_loss_coef.", ge=0)
-    entropy_coeff: float = field(0.0, "actor.entropy_coeff.", ge=0)
+    kl_loss_coef: float = field(0.001, "actor.kl_loss_coef.", ge=0, le=100)
+    entropy_coeff: float = field(0.0, "actor.entropy_coeff.", ge=0, le=100)
     gradient_checkpointing: bool = field(True, "model.enable_gradient_checkpointing.")
     ref_param_offload: bool = field(True, "ref.fsdp_config.param_offload.")
-    total_epochs: int = field(2, "trainer.total_epochs.", ge=1)
-    save_freq: int = field(10, "trainer.save_freq (steps).", ge=-1)
-    test_freq: int = field(10, "trainer.test_freq (steps).", ge=-1)
+    total_epochs: int = field(2, "trainer.total_epochs.", ge=1, le=10000)
+    save_freq: int = field(10, "trainer.save_freq (steps); -1 saves only at the end.", ge=-1, le=1000000)
+    test_freq: int = field(10, "trainer.test_freq (steps); -1 never tests.", ge=-1, le=1000000)
     logger: list[Literal["console", "wandb", "tensorboard", "mlflow"]] = field(
         ["console"], "trainer.logger backends.", min_length=1
     )

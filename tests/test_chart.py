@@ -1,0 +1,133 @@
+"""The chart, the overlays and dist/ render the same objects (DESIGN.md invariant 1)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from verl_grpo.profiles import shipped_profiles
+from verl_grpo.render.yaml_io import load
+
+from .conftest import REPO
+from .helm_tools import CHART, HELMS, by_identity, helm_template, kustomize, run, tool
+
+
+def dist_objects(profile: str) -> list[dict]:
+    folder = REPO / "dist" / profile
+    names = load((folder / "kustomization.yaml").read_text())["resources"]
+    return [load((folder / n).read_text()) for n in names]
+
+
+@pytest.mark.parametrize("profile", shipped_profiles(), ids=lambda p: p.name)
+@pytest.mark.parametrize("helm", HELMS)
+def test_helm_kustomize_and_dist_agree(profile, helm):
+    expected = by_identity(dist_objects(profile.name))
+    rendered = by_identity(helm_template("-f", str(REPO / profile.overlay_dir / "values.yaml"), helm=helm))
+    assert rendered == expected
+    if helm == "helm":
+        assert by_identity(kustomize(REPO / profile.overlay_dir)) == expected
+
+
+def test_release_name_and_namespace_flow_into_names(shipped):
+    from verl_grpo.synth import Request, synthesize
+    from verl_grpo.values.derive import Release
+
+    rendered = by_identity(helm_template(release="lab", namespace="team-a"))
+    ours = synthesize([Request("x", None, release=Release("lab", "team-a"))])["x"]
+    assert rendered == by_identity([o.manifest for o in ours.objects])
+    assert ("RayJob", "team-a", "lab-grpo-001") in rendered
+    assert ("PersistentVolume", "", "team-a-lab-data") in rendered
+
+
+@pytest.mark.parametrize("values", [None, *sorted({p.overlay_dir for p in shipped_profiles()})])
+@pytest.mark.parametrize("helm", HELMS)
+def test_helm_lint_strict(values, helm):
+    args = ["-f", str(REPO / values / "values.yaml")] if values else []
+    done = run(tool(helm), "lint", "--strict", str(CHART), *args)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("flag", "needle"),
+    [
+        ("worker.replica=3", "replica"),
+        ("worker.replicas=abc", "replicas"),
+        ("gpu.type=gb300", "type"),
+        ("cluster.mode=gke", "mode"),
+        ("storage.bucket=gs://x", "bucket"),
+        ("training.rolloutN=0", "rolloutN"),
+        ("job.backoffLimit=-1", "backoffLimit"),
+        ("training.logger={console,nope}", "logger"),
+    ],
+)
+@pytest.mark.parametrize("helm", HELMS)
+def test_helm_applies_the_schema(flag, needle, helm):
+    done = run(tool(helm), "template", "verl", str(CHART), "--set", flag)
+    assert done.returncode != 0
+    assert needle in done.stderr
+
+
+def test_chart_metadata_and_docs():
+    from verl_grpo import VERL_VERSION, __version__
+
+    chart = load((CHART / "Chart.yaml").read_text())
+    assert chart["apiVersion"] == "v2" and chart["type"] == "application"
+    assert chart["version"] == __version__ and chart["appVersion"] == VERL_VERSION
+    schema = json.loads((CHART / "values.schema.json").read_text())
+    values_text = (CHART / "values.yaml").read_text()
+    readme = (CHART / "README.md").read_text()
+    leaves = _leaves(schema)
+    assert len(leaves) > 60
+    for path in leaves:
+        assert f"`{path}`" in readme, path
+    # A `# --` comment precedes every key line of values.yaml.
+    lines = values_text.splitlines()
+    key_lines = [i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
+    assert len(key_lines) > 60
+    assert [lines[i] for i in key_lines if not lines[i - 1].lstrip().startswith("# -- ")] == []
+
+
+def _leaves(schema: dict, prefix: str = "") -> list[str]:
+    out = []
+    for key, node in schema["properties"].items():
+        if node.get("type") == "object" and "properties" in node:
+            out += _leaves(node, f"{prefix}{key}.")
+        else:
+            out.append(f"{prefix}{key}")
+    return out
+
+
+def test_labels_on_top_level_objects_only(shipped):
+    for r in shipped.values():
+        for o in r.objects:
+            labels = o.manifest["metadata"]["labels"]
+            assert labels["helm.sh/chart"].startswith("verl-grpo-")
+            assert {
+                "app.kubernetes.io/name",
+                "app.kubernetes.io/instance",
+                "app.kubernetes.io/managed-by",
+                "app.kubernetes.io/part-of",
+            } <= set(labels)
+            text = json.dumps(o.manifest.get("spec", {}))
+            assert "helm.sh/chart" not in text
+
+
+def test_literal_braces_in_content_are_escaped(tmp_path):
+    values = tmp_path / "v.yaml"
+    values.write_text(
+        'training: {extraArgs: ["+x={{ .Release.Name }}", "+y=}}"]}\nimage: {tag: "{{oops}}"}\n'
+    )
+    rendered = helm_template("-f", str(values))
+    (job,) = [m for m in rendered if m["kind"] == "RayJob"]
+    assert job["spec"]["entrypoint"].rstrip().endswith("+x={{ .Release.Name }} +y=}}")
+    assert job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["image"] == (
+        "verlai/verl:{{oops}}"
+    )
+
+
+def test_packaged_chart_is_the_chart():
+    archive = REPO / "dist" / "verl-grpo-0.1.0.tgz"
+    assert by_identity(helm_template(chart=archive)) == by_identity(helm_template())
+    done = run(tool("helm"), "lint", "--strict", str(archive))
+    assert done.returncode == 0, done.stdout
