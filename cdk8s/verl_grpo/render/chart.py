@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 from .. import VERL_VERSION, __version__
@@ -65,7 +66,7 @@ def chart_yaml() -> str:
         {
             "apiVersion": "v2",
             "name": CHART_NAME,
-            "description": "verl GRPO fine-tuning on GKE: GPUDirect RDMA networks, GCS FUSE storage, KubeRay RayJob",
+            "description": "verl GRPO fine-tuning on GKE: GPUDirect RDMA, GCS FUSE storage, KubeRay",
             "type": "application",
             "version": __version__,
             "appVersion": VERL_VERSION,
@@ -147,28 +148,6 @@ The cluster-scoped objects (`GKENetworkParamSet`, `Network`, `PersistentVolume`)
 """
 
 
-NOTES = """\
-Installed {{ .Release.Name }} in namespace {{ .Release.Namespace }} ({{ .Values.gpu.type }}, {{ .Values.cluster.mode }}, {{ .Values.run.kind }}).
-{{- if eq .Values.run.kind "RayJob" }}
-
-Follow the run:
-  kubectl get rayjob {{ .Release.Name }}-{{ .Values.run.name }} -n {{ .Release.Namespace }} -w
-  kubectl logs -n {{ .Release.Namespace }} -l job-name={{ .Release.Name }}-{{ .Values.run.name }} -f
-
-Ray dashboard (while the job's cluster runs):
-  kubectl port-forward -n {{ .Release.Namespace }} svc/$(kubectl get raycluster -n {{ .Release.Namespace }} -l ray.io/originated-from-cr-name={{ .Release.Name }}-{{ .Values.run.name }} -o jsonpath='{.items[0].metadata.name}')-head-svc 8265:8265
-{{- else }}
-
-Ray dashboard and job submission:
-  kubectl port-forward -n {{ .Release.Namespace }} svc/{{ .Release.Name }}-{{ .Values.gpu.type }}-head-svc 8265:8265
-  kubectl get configmap {{ .Release.Name }}-submit -n {{ .Release.Namespace }} -o jsonpath='{.data.runtime-env\\.yaml}' > runtime-env.yaml
-  kubectl get configmap {{ .Release.Name }}-submit -n {{ .Release.Namespace }} -o jsonpath='{.data.entrypoint\\.sh}' > entrypoint.sh
-  ray job submit --address http://localhost:8265 --runtime-env runtime-env.yaml -- bash entrypoint.sh
-{{- end }}
-
-Checkpoints: gs://{{ .Values.storage.bucket }}/{{ .Values.storage.checkpointDir }}/{{ .Values.training.projectName }}/{{ .Values.training.experimentName | default .Values.run.name }}/
-"""
-
 HELMIGNORE = """\
 .DS_Store
 .git/
@@ -188,7 +167,7 @@ def chart_files() -> ChartFiles:
         "values.schema.json": json.dumps(values_schema(), indent=2) + "\n",
         "README.md": readme(),
         ".helmignore": HELMIGNORE,
-        "templates/NOTES.txt": NOTES,
+        "templates/NOTES.txt": (resources.files("verl_grpo") / "data" / "NOTES.txt").read_text(),
         **tpl,
     }
     return ChartFiles(files, len(tpl))
