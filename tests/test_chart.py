@@ -7,7 +7,7 @@ import json
 import pytest
 
 from verl_grpo.profiles import shipped_profiles
-from verl_grpo.render.yaml_io import load
+from verl_grpo.render.yaml_io import load, load_all
 
 from .conftest import REPO
 from .helm_tools import CHART, HELMS, by_identity, helm_template, kustomize, run, tool
@@ -115,15 +115,10 @@ def test_labels_on_top_level_objects_only(shipped):
 
 def test_literal_braces_in_content_are_escaped(tmp_path):
     values = tmp_path / "v.yaml"
-    values.write_text(
-        'training: {extraArgs: ["+x={{ .Release.Name }}", "+y=}}"]}\nimage: {tag: "{{oops}}"}\n'
-    )
+    values.write_text('training: {extraArgs: ["+x={{ .Release.Name }}", "+y=}}", "+z={{"]}\n')
     rendered = helm_template("-f", str(values))
     (job,) = [m for m in rendered if m["kind"] == "RayJob"]
-    assert job["spec"]["entrypoint"].rstrip().endswith("+x={{ .Release.Name }} +y=}}")
-    assert job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["image"] == (
-        "verlai/verl:{{oops}}"
-    )
+    assert job["spec"]["entrypoint"].rstrip().endswith("+x={{ .Release.Name }} +y=}} +z={{")
 
 
 def test_packaged_chart_is_the_chart():
@@ -131,3 +126,29 @@ def test_packaged_chart_is_the_chart():
     assert by_identity(helm_template(chart=archive)) == by_identity(helm_template())
     done = run(tool("helm"), "lint", "--strict", str(archive))
     assert done.returncode == 0, done.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "accepted"),
+    [
+        ("training: {learningRate: 1e-5}\n", True),  # go-yaml: a float; plain PyYAML: a string
+        ("network: {prefix: n}\n", False),  # go-yaml: the boolean false
+        ("network: {prefix: 'n'}\n", True),
+        ("cluster: {spot: on}\n", True),
+    ],
+)
+def test_values_files_are_typed_as_helm_types_them(tmp_path, text, accepted):
+    from verl_grpo.synth import Request, synthesize
+    from verl_grpo.values.loader import ValuesError
+
+    path = tmp_path / "v.yaml"
+    path.write_text(text)
+    done = run(tool("helm"), "template", "verl", str(CHART), "-f", str(path))
+    assert (done.returncode == 0) == accepted, done.stderr
+    try:
+        ours = synthesize([Request("x", None, (path,))])["x"]
+    except ValuesError:
+        assert not accepted
+        return
+    assert accepted
+    assert by_identity(load_all(done.stdout)) == by_identity([o.manifest for o in ours.objects])

@@ -117,3 +117,10 @@ def test_gpu_types_come_from_data_files():
     enum = values_schema()["properties"]["gpu"]["properties"]["type"]["enum"]
     assert enum == list(gpu_profiles())
     assert json.dumps(values_schema())  # serializable as the chart's values.schema.json
+
+
+def test_schema_patterns_mean_the_same_in_go_and_python():
+    """Go's regexp (Helm) reads \\d, \\w, \\s as ASCII; Python's as Unicode. Use explicit classes."""
+    text = json.dumps(values_schema())
+    for escape in (r"\\d", r"\\w", r"\\s", r"\\b", "(?=", "(?!", "(?<"):
+        assert escape not in text, escape

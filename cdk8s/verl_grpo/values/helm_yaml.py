@@ -1,8 +1,8 @@
 """YAML for values files, read and written the way Helm reads them.
 
-Helm parses values with go-yaml, which takes `1e-5` for a float; PyYAML (YAML 1.1) takes it for a
-string. Teaching PyYAML go-yaml's float form keeps `verl-grpo synth -f` and `helm -f` on the same
-types, and makes the dumper quote strings go-yaml would otherwise read as numbers.
+Helm parses values with go-yaml v2, which takes `1e-5` for a float and `y`/`n` for booleans;
+PyYAML takes all three for strings. Teaching PyYAML go-yaml's forms keeps `verl-grpo synth -f`
+and `helm -f` on the same types, and makes the dumper quote strings go-yaml would misread.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 _GO_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)$")
+_GO_BOOL = re.compile(r"^(y|Y|n|N)$")
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -28,6 +29,8 @@ class HelmValuesDumper(_BaseDumper):  # type: ignore[misc,valid-type]
 
 for _cls in (HelmValuesLoader, HelmValuesDumper):
     _cls.add_implicit_resolver("tag:yaml.org,2002:float", _GO_FLOAT, list("-+.0123456789"))
+    _cls.add_implicit_resolver("tag:yaml.org,2002:bool", _GO_BOOL, list("yYnN"))
+HelmValuesLoader.bool_values = {**HelmValuesLoader.bool_values, "y": True, "n": False}
 
 
 def load_values_yaml(text: str) -> Any:

@@ -25,6 +25,15 @@ BUCKET = r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$"
 BUCKET_PATH = r"^[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$"
 ABS_PATH = r"^/[A-Za-z0-9._/-]*$"
 HYDRA_WORD = r"^[A-Za-z0-9._-]+$"
+# Docker reference grammar: lowercase path components, optional registry host:port.
+IMAGE_REPOSITORY = r"^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-]+[a-z0-9]+)*)*$"
+IMAGE_TAG = r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$"
+DNS_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+LABEL_NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
+LABEL_KEY_OR_EMPTY = rf"^(({DNS_SUBDOMAIN}/)?{LABEL_NAME})?$"
+LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
+# One line of text without control characters (YAML and the shell would mangle them).
+PRINTABLE_LINE = r"^[^\x00-\x1f\x7f-\x9f]*$"
 
 GpuType = Literal[tuple(gpu_profiles())]  # type: ignore[valid-type]
 CpuMachineType = Literal[tuple(cpu_machines())]  # type: ignore[valid-type]
@@ -67,14 +76,16 @@ class Cluster(Model):
 
 
 class Image(Model):
-    repository: str = field("verlai/verl", "Container image repository for head and workers.", min_length=1)
-    tag: str = field("vllm011.latest", "Container image tag.", min_length=1)
+    repository: str = field(
+        "verlai/verl", "Container image repository for head and workers.", pattern=IMAGE_REPOSITORY
+    )
+    tag: str = field("vllm011.latest", "Container image tag.", pattern=IMAGE_TAG)
     pull_policy: Literal["Always", "IfNotPresent", "Never"] = field("IfNotPresent", "Image pull policy.")
 
 
 class Ray(Model):
     version: str = field(
-        "2.47.0", "Ray version inside the image (RayCluster rayVersion).", pattern=r"^\d+\.\d+\.\d+$"
+        "2.47.0", "Ray version inside the image (RayCluster rayVersion).", pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$"
     )
 
 
@@ -144,9 +155,9 @@ class Toleration(TypedDict, total=False):
     """A Kubernetes toleration, passed through to the pod as given."""
 
     __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
-    key: Annotated[str, Field(description="Taint key.")]
+    key: Annotated[str, Field(description="Taint key.", pattern=LABEL_KEY_OR_EMPTY)]
     operator: Annotated[Literal["Exists", "Equal"], Field(description="Toleration operator.")]
-    value: Annotated[str, Field(description="Taint value (operator Equal).")]
+    value: Annotated[str, Field(description="Taint value (operator Equal).", pattern=LABEL_VALUE)]
     effect: Annotated[
         Literal["", "NoSchedule", "PreferNoSchedule", "NoExecute"], Field(description="Taint effect.")
     ]
@@ -236,7 +247,9 @@ class Training(Model):
     logger: list[Literal["console", "wandb", "tensorboard", "mlflow"]] = field(
         ["console"], "trainer.logger backends.", min_length=1
     )
-    extra_args: list[str] = field([], "Extra Hydra overrides appended verbatim (e.g. '+key=value').")
+    extra_args: list[Annotated[str, Field(pattern=PRINTABLE_LINE)]] = field(
+        [], "Extra Hydra overrides appended verbatim to the command line (e.g. '+key=value')."
+    )
 
 
 class Values(Model):

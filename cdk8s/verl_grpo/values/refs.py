@@ -79,6 +79,7 @@ def text(x: object) -> str:
 def join(x: list | ListMarker, sep: str) -> str:
     if isinstance(x, ListMarker):
         return x.table.add(f"(join {json.dumps(sep)} {x.go})", "str")
+    assert isinstance(x, list), f"join needs a list, got {x!r}"
     return sep.join(text(i) for i in x)
 
 
@@ -88,6 +89,7 @@ def join_prefixed(x: list | ListMarker, sep: str) -> str:
         sep_go = json.dumps(sep)
         go = f'(ternary "" (printf "%s%s" {sep_go} (join {sep_go} {x.go})) (empty {x.go}))'
         return x.table.add(go, "str")
+    assert isinstance(x, list), f"join_prefixed needs a list, got {x!r}"
     return "".join(sep + text(i) for i in x)
 
 
@@ -143,4 +145,5 @@ def _is_str_literal(ann: object) -> bool:
 
 def _is_scalar_list(ann: object) -> bool:
     (item,) = ann.__args__  # type: ignore[attr-defined]
+    item = getattr(item, "__origin__", item) if str(item).startswith("typing.Annotated") else item
     return item is str or _is_str_literal(item)

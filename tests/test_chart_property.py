@@ -1,0 +1,100 @@
+"""For values drawn from values.schema.json (every key, nested ones and lists included),
+`helm template` renders exactly what `verl-grpo synth` renders."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
+
+from verl_grpo.synth import Request, synthesize
+from verl_grpo.values.derive import Release
+from verl_grpo.values.helm_yaml import dump_values_yaml
+from verl_grpo.values.loader import ValuesError, default_values
+from verl_grpo.values.schema import values_schema
+
+from .helm_tools import by_identity, helm_template
+
+DRAWS = int(os.environ.get("PARITY_DRAWS", "200"))
+
+# Quantities are drawn from plausible amounts: the schema admits any quantity, but most random
+# ones (a 5Ti head) are refused by synth's machine-fit rules and would only be thrown away.
+PLAUSIBLE = {
+    "worker.cpu": ["", "24", "100", "200", "150500m"],
+    "worker.memory": ["", "512Gi", "2000Gi", "1T", "900000Mi"],
+    "worker.ephemeralStorage": ["1000Gi", "1T", "50Gi"],
+    "head.cpu": ["4", "8", "12", "12500m"],
+    "head.memory": ["16Gi", "40Gi", "48G"],
+    "head.ephemeralStorage": ["10Gi", "50Gi"],
+    "storage.capacity": ["768Gi", "1Ti", "5T"],
+    "storage.sidecar.cpuLimit": ["", "2", "500m"],
+    "storage.sidecar.memoryLimit": ["", "8Gi", "100M"],
+    "storage.sidecar.ephemeralStorageLimit": ["", "100Gi"],
+    "training.tensorParallelSize": [1, 2, 4, 8],
+}
+
+
+def leaf(path: str, node: dict) -> st.SearchStrategy:
+    if path in PLAUSIBLE:
+        return st.sampled_from(PLAUSIBLE[path])
+    items = node.get("items", {})
+    if node.get("type") == "array" and items.get("type") == "object":
+        # Lists of pass-through structs (tolerations): any subset of their fields.
+        # (hypothesis-jsonschema's own object strategy breaks on this hypothesis version.)
+        fields = {k: leaf(f"{path}[].{k}", v) for k, v in items["properties"].items()}
+        return st.lists(st.fixed_dictionaries({}, optional=fields), max_size=3)
+    return from_schema({"$schema": "http://json-schema.org/draft-07/schema#", **node})
+
+
+def tree(schema: dict, defaults: dict, prefix: str = "") -> st.SearchStrategy:
+    fields = {}
+    for key, node in schema["properties"].items():
+        path = f"{prefix}{key}"
+        if node.get("type") == "object" and "properties" in node:
+            fields[key] = tree(node, defaults[key], f"{path}.")
+        else:
+            fields[key] = st.one_of(st.just(defaults[key]), leaf(path, node))
+    return st.fixed_dictionaries(fields)
+
+
+def repair(values: dict) -> dict:
+    """Make cross-field rules hold so few draws are thrown away."""
+    job, t = values["job"], values["training"]
+    if not job["shutdownAfterJobFinishes"]:
+        job["ttlSecondsAfterFinished"] = 0
+    t["ppoMiniBatchSize"] = min(t["ppoMiniBatchSize"], t["trainBatchSize"])
+    return values
+
+
+VALUES = tree(values_schema(), default_values()).map(repair)
+RELEASES = st.sampled_from([Release("verl", "default"), Release("r1", "team-a"), Release("lab-x", "ns")])
+
+
+def test_helm_template_equals_synth_for_drawn_values(tmp_path_factory):
+    counted = {"compared": 0, "refused": 0}
+    folder = tmp_path_factory.mktemp("draws")
+
+    @settings(
+        max_examples=DRAWS + DRAWS // 10,
+        deadline=None,
+        derandomize=os.environ.get("PARITY_RANDOM") != "1",
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    )
+    @given(values=VALUES, release=RELEASES)
+    def parity(values: dict, release: Release) -> None:
+        path = folder / "values.yaml"
+        path.write_text(dump_values_yaml(values))
+        try:
+            ours = synthesize([Request("draw", None, (path,), (), release)])["draw"]
+        except ValuesError:
+            counted["refused"] += 1
+            return
+        theirs = helm_template("-f", str(path), release=release.name, namespace=release.namespace)
+        assert by_identity(theirs) == by_identity([o.manifest for o in ours.objects])
+        counted["compared"] += 1
+
+    parity()
+    print(f"\nparity draws: {counted['compared']} compared, {counted['refused']} refused by synth's rules")
+    assert counted["compared"] >= DRAWS
