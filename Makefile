@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: generate test lint goldens venv tools clean check-generated
+.PHONY: generate test lint goldens venv tools clean check-generated bench
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
@@ -45,3 +45,6 @@ check-generated: generate
 
 clean:
 	rm -rf $(VENV) .cache cdk8s.out
+
+bench: $(STAMP) tools
+	$(BIN)/python bench/bench.py --runs 5

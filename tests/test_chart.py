@@ -152,3 +152,34 @@ def test_values_files_are_typed_as_helm_types_them(tmp_path, text, accepted):
         return
     assert accepted
     assert by_identity(load_all(done.stdout)) == by_identity([o.manifest for o in ours.objects])
+
+
+def test_archive_holds_what_helm_package_would(tmp_path):
+    import tarfile
+
+    done = run(tool("helm"), "package", str(CHART), "-d", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    theirs = tarfile.open(tmp_path / "verl-grpo-0.1.0.tgz")
+    ours = tarfile.open(REPO / "dist" / "verl-grpo-0.1.0.tgz")
+    assert sorted(theirs.getnames()) == sorted(ours.getnames())
+    for name in ours.getnames():
+        a, b = theirs.extractfile(name).read(), ours.extractfile(name).read()  # type: ignore[union-attr]
+        if name.endswith("Chart.yaml"):  # helm package rewrites Chart.yaml in its own key order
+            assert load(a.decode()) == load(b.decode())
+        else:
+            assert a == b, name
+
+
+@pytest.mark.parametrize("overlay", ["overlays/b200", "overlays/h200/autopilot", "overlays/h200/raycluster"])
+def test_install_dry_run_prints_notes_with_next_commands(overlay):
+    done = run(tool("helm"), "install", "lab", str(CHART), "--dry-run=client", "-n", "team-a",
+               "-f", str(REPO / overlay / "values.yaml"))
+    assert done.returncode == 0, done.stderr
+    notes = done.stdout.split("NOTES:", 1)[1]
+    assert "Installed lab in namespace team-a" in notes
+    assert "kubectl port-forward -n team-a" in notes and "8265:8265" in notes
+    assert "Checkpoints: gs://verl-grpo-data/checkpoints/verl-grpo/grpo-001/" in notes
+    if overlay.endswith("raycluster"):
+        assert "svc/lab-h200-head-svc" in notes and "ray job submit" in notes
+    else:
+        assert "kubectl get rayjob lab-grpo-001 -n team-a -w" in notes

@@ -124,3 +124,32 @@ def test_schema_patterns_mean_the_same_in_go_and_python():
     text = json.dumps(values_schema())
     for escape in (r"\\d", r"\\w", r"\\s", r"\\b", "(?=", "(?!", "(?<"):
         assert escape not in text, escape
+
+
+def test_a_new_gpu_type_is_one_data_file(tmp_path):
+    """GB200 as a data file in a copy of the package: schema, synth and chart pick it up, no code."""
+    import shutil
+    import subprocess
+    import sys
+
+    import verl_grpo
+
+    pkg = tmp_path / "verl_grpo"
+    shutil.copytree(verl_grpo.__path__[0], pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    (pkg / "data" / "gpus" / "gb200.yaml").write_text(
+        "name: gb200\nmachineType: a4x-highgpu-4g\naccelerator: nvidia-gb200\ngpusPerNode: 4\n"
+        "vcpu: 140\nmemoryGB: 884\ngpuMemoryGB: 186\n"
+        "ncclTunerConfig: /usr/local/gib/configs/tuner_config_a4x.txtpb\nminGkeVersion: 1.32.4-gke.1000000\n"
+    )
+    out = tmp_path / "out"
+    code = (
+        "import sys; from verl_grpo.cli import main; "
+        f"sys.exit(main(['synth', '-o', {str(out)!r}, '--profile', 'gb200-standard', "
+        "'--set', 'training.tensorParallelSize=4']))"
+    )
+    env = {"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin", "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    job = (out / "gb200-standard" / "rayjob-verl-grpo-001.yaml").read_text()
+    assert "nvidia-gb200" in job and "tuner_config_a4x" in job and "nvidia.com/gpu: '4'" in job
+    assert "'trainer.n_gpus_per_node=4'" in job

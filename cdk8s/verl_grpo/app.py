@@ -10,6 +10,7 @@ os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 import cdk8s  # noqa: E402
 
+from .constructs.base import ManifestConstruct  # noqa: E402
 from .constructs.gcs_fuse_storage import GcsFuseStorage  # noqa: E402
 from .constructs.grpo_ray_job import GrpoRayJob  # noqa: E402
 from .constructs.network_mapping import NetworkMapping  # noqa: E402
@@ -37,7 +38,8 @@ class VerlGrpoChart(cdk8s.Chart):
         identity = TrainingIdentity(self, "identity", spec)
         storage = GcsFuseStorage(self, "storage", spec)
         cluster = VerlRayCluster(self, "cluster", spec, storage=storage, network=network, identity=identity)
-        GrpoRayJob(self, "job", spec, cluster=cluster)
+        job = GrpoRayJob(self, "job", spec, cluster=cluster)
+        self.parts: list[ManifestConstruct] = [network, identity, storage, cluster, job]
 
 
 @dataclass(frozen=True)
@@ -46,12 +48,12 @@ class RenderedObject:
     manifest: dict[str, Any]
 
 
-def objects_of(chart: cdk8s.Chart) -> list[RenderedObject]:
-    out = []
-    for node in chart.node.find_all():
-        if isinstance(node, cdk8s.ApiObject):
-            out.append(RenderedObject(f"{node.node.scope.node.id}-{node.node.id}", node.to_json()))
-    return out
+def objects_of(chart: VerlGrpoChart) -> list[RenderedObject]:
+    """All manifests in one jsii call, paired with the keys the constructs recorded."""
+    manifests = chart.to_json()
+    keys = [key for part in chart.parts for key in part.object_keys]
+    assert [kind for _, kind in keys] == [m["kind"] for m in manifests], "object order changed"
+    return [RenderedObject(key, m) for (key, _), m in zip(keys, manifests, strict=True)]
 
 
 def render(specs: dict[str, DeploySpec]) -> dict[str, list[RenderedObject]]:

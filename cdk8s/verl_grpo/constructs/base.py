@@ -9,28 +9,39 @@ from constructs import Construct
 import cdk8s
 
 
-def api_object(
-    scope: Construct,
-    id: str,
-    *,
-    api_version: str,
-    kind: str,
-    name: str,
-    namespace: str | None = None,
-    annotations: dict[str, str] | None = None,
-    body: dict[str, Any],
-) -> cdk8s.ApiObject:
-    obj = cdk8s.ApiObject(
-        scope,
-        id,
-        api_version=api_version,
-        kind=kind,
-        metadata=cdk8s.ApiObjectMetadata(name=name, namespace=namespace, annotations=annotations),
-    )
-    # The Python ApiObject takes no spec=; top-level fields go in as JSON patches.
-    for key, value in body.items():
-        obj.add_json_patch(cdk8s.JsonPatch.add(f"/{key}", value))
-    return obj
+class ManifestConstruct(Construct):
+    """A construct that records the objects it adds (key, kind) in creation order.
+
+    The app reads all manifests with one `Chart.to_json()` and pairs them with these keys,
+    instead of walking the construct tree through jsii (one round trip per call).
+    """
+
+    def __init__(self, scope: Construct, id: str) -> None:
+        super().__init__(scope, id)
+        self.construct_id = id
+        self.object_keys: list[tuple[str, str]] = []
+
+    def add_object(
+        self,
+        id: str,
+        *,
+        api_version: str,
+        kind: str,
+        name: str,
+        namespace: str | None = None,
+        body: dict[str, Any],
+    ) -> None:
+        obj = cdk8s.ApiObject(
+            self,
+            id,
+            api_version=api_version,
+            kind=kind,
+            metadata=cdk8s.ApiObjectMetadata(name=name, namespace=namespace),
+        )
+        # The Python ApiObject takes no spec=; top-level fields go in as JSON patches.
+        for key, value in body.items():
+            obj.add_json_patch(cdk8s.JsonPatch.add(f"/{key}", value))
+        self.object_keys.append((f"{self.construct_id}-{id}", kind))
 
 
 def pod_labels(release_name: str) -> dict[str, str]:

@@ -7,7 +7,7 @@ from typing import Any
 from constructs import Construct
 
 from ..values.derive import DeploySpec
-from .base import api_object
+from .base import ManifestConstruct
 
 # Model, data and verl source change between runs, never during one: cache metadata forever
 # (-1) and read through a parallel-download file cache.
@@ -30,7 +30,7 @@ CHECKPOINT_OPTIONS = [
 ]
 
 
-class GcsFuseStorage(Construct):
+class GcsFuseStorage(ManifestConstruct):
     """Two statically bound PV/PVC pairs over one bucket; pods mount them through `volumes()`."""
 
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
@@ -51,8 +51,7 @@ class GcsFuseStorage(Construct):
             attributes = {"skipCSIBucketAccessCheck": "true"}
             if prefetch:
                 attributes["gcsfuseMetadataPrefetchOnMount"] = "true"
-            api_object(
-                self,
+            self.add_object(
                 f"pv-{role}",
                 api_version="v1",
                 kind="PersistentVolume",
@@ -73,8 +72,7 @@ class GcsFuseStorage(Construct):
                     }
                 },
             )
-            api_object(
-                self,
+            self.add_object(
                 f"pvc-{role}",
                 api_version="v1",
                 kind="PersistentVolumeClaim",

@@ -5,19 +5,18 @@ from __future__ import annotations
 from constructs import Construct
 
 from ..values.derive import DeploySpec
-from .base import api_object
+from .base import ManifestConstruct
 from .runtime_env import entrypoint, runtime_env_yaml
 from .verl_ray_cluster import VerlRayCluster
 
 
-class GrpoRayJob(Construct):
+class GrpoRayJob(ManifestConstruct):
     def __init__(self, scope: Construct, id: str, spec: DeploySpec, *, cluster: VerlRayCluster) -> None:
         super().__init__(scope, id)
         v, rel = spec.values, spec.release
         self.name = f"{rel.name}-{v.run.name}"
         if v.run.kind == "RayJob":
-            api_object(
-                self,
+            self.add_object(
                 "ray-job",
                 api_version="ray.io/v1",
                 kind="RayJob",
@@ -38,8 +37,7 @@ class GrpoRayJob(Construct):
             )
         else:
             # The long-lived cluster path: `verl-grpo submit` and `ray job submit` read these.
-            api_object(
-                self,
+            self.add_object(
                 "submit-config",
                 api_version="v1",
                 kind="ConfigMap",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from constructs import Construct
 
 from ..values.derive import DeploySpec
-from .base import api_object
+from .base import ManifestConstruct
 
 # a4-highgpu-8g and a3-ultragpu-8g both carry 8 RoCE NICs beside the gVNIC.
 RDMA_NICS = 8
@@ -32,7 +32,7 @@ def nic_networks(prefix: str) -> list[NicNetwork]:
     return [gvnic, *rdma]
 
 
-class NetworkMapping(Construct):
+class NetworkMapping(ManifestConstruct):
     """Cluster-scoped network objects; `pod_annotations` is generated from the same list."""
 
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
@@ -40,16 +40,14 @@ class NetworkMapping(Construct):
         self.networks = nic_networks(spec.values.network.prefix)
         for i, net in enumerate(self.networks):
             suffix = "gvnic" if i == 0 else f"rdma-{i - 1}"
-            api_object(
-                self,
+            self.add_object(
                 f"params-{suffix}",
                 api_version="networking.gke.io/v1",
                 kind="GKENetworkParamSet",
                 name=net.name,
                 body={"spec": {"vpc": net.vpc, "vpcSubnet": net.subnet, "deviceMode": net.device_mode}},
             )
-            api_object(
-                self,
+            self.add_object(
                 f"network-{suffix}",
                 api_version="networking.gke.io/v1",
                 kind="Network",

@@ -5,17 +5,16 @@ from __future__ import annotations
 from constructs import Construct
 
 from ..values.derive import DeploySpec
-from .base import api_object
+from .base import ManifestConstruct
 
 
-class TrainingIdentity(Construct):
+class TrainingIdentity(ManifestConstruct):
     """The bucket's IAM binding names this account's Workload Identity principal."""
 
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
         super().__init__(scope, id)
         self.name = spec.values.service_account.name
-        api_object(
-            self,
+        self.add_object(
             "service-account",
             api_version="v1",
             kind="ServiceAccount",

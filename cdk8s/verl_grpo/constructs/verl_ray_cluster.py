@@ -7,7 +7,7 @@ from typing import Any
 from constructs import Construct
 
 from ..values.derive import DeploySpec
-from .base import api_object, pod_labels
+from .base import ManifestConstruct, pod_labels
 from .gcs_fuse_storage import GcsFuseStorage
 from .network_mapping import NetworkMapping
 from .runtime_env import LD_LIBRARY_PATH
@@ -26,7 +26,7 @@ def _resources(cpu: str, memory: str, ephemeral: str, extra: dict[str, str] | No
     return {"requests": amounts, "limits": dict(amounts)}
 
 
-class VerlRayCluster(Construct):
+class VerlRayCluster(ManifestConstruct):
     """Builds the RayCluster spec; renders a RayCluster object only when run.kind is RayCluster."""
 
     def __init__(
@@ -47,8 +47,7 @@ class VerlRayCluster(Construct):
             "workerGroupSpecs": [self._workers(spec, storage, network, identity)],
         }
         if spec.values.run.kind == "RayCluster":
-            api_object(
-                self,
+            self.add_object(
                 "ray-cluster",
                 api_version="ray.io/v1",
                 kind="RayCluster",
