@@ -27,8 +27,8 @@ generate: $(STAMP)
 	$(BIN)/verl-grpo generate
 
 lint: $(STAMP)
-	$(BIN)/ruff check cdk8s tests tools
-	$(BIN)/ruff format --check cdk8s tests tools
+	$(BIN)/ruff check cdk8s tests tools bench
+	$(BIN)/ruff format --check cdk8s tests tools bench
 
 test: $(STAMP) tools lint
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q

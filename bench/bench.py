@@ -1,6 +1,6 @@
 """Whole-process timings, medians of N runs, with ratios against references run in the same session.
 
-    make bench            # or: .venv/bin/python bench/bench.py --runs 5
+make bench            # or: .venv/bin/python bench/bench.py --runs 5
 """
 
 from __future__ import annotations
@@ -18,7 +18,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 BIN = REPO / ".venv" / "bin"
 PY = str(BIN / "python")
-ENV = {**os.environ, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20", "PATH": f"{BIN}:{os.environ['PATH']}"}
+ENV = {
+    **os.environ,
+    "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
+    "PATH": f"{BIN}:{os.environ['PATH']}",
+}
 
 BARE_CDK8S = """
 import cdk8s
@@ -33,7 +37,9 @@ def median_seconds(cmd: list[str], runs: int) -> float:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(cmd, check=True, env=ENV, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            cmd, check=True, env=ENV, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -48,18 +54,32 @@ def main() -> None:
             "bare cdk8s synth, 1 object (jsii floor)": [PY, "-c", BARE_CDK8S],
             "verl-grpo synth (8 profiles -> dist/)": [str(BIN / "verl-grpo"), "synth", "-o", f"{tmp}/dist"],
             "verl-grpo generate (main command)": [str(BIN / "verl-grpo"), "generate", "--root", tmp],
-            "verl-grpo synth, 1 profile": [str(BIN / "verl-grpo"), "synth", "--profile", "h200-standard",
-                                           "-o", f"{tmp}/one"],
+            "verl-grpo synth, 1 profile": [
+                str(BIN / "verl-grpo"),
+                "synth",
+                "--profile",
+                "h200-standard",
+                "-o",
+                f"{tmp}/one",
+            ],
             "helm template (chart defaults)": [str(BIN / "helm"), "template", "verl", "charts/verl-grpo"],
-            "helm template -f overlays/h200/values.yaml": [str(BIN / "helm"), "template", "verl",
-                                                            "charts/verl-grpo", "-f", "overlays/h200/values.yaml"],
+            "helm template -f overlays/h200/values.yaml": [
+                str(BIN / "helm"),
+                "template",
+                "verl",
+                "charts/verl-grpo",
+                "-f",
+                "overlays/h200/values.yaml",
+            ],
             "kubectl kustomize overlays/h200": [str(BIN / "kubectl"), "kustomize", "overlays/h200"],
         }
         results = {name: median_seconds(cmd, args.runs) for name, cmd in cases.items()}
     floor = results["bare cdk8s synth, 1 object (jsii floor)"]
     helm = results["helm template (chart defaults)"]
-    print(f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-          f"median of {args.runs} whole-process runs.\n")
+    print(
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"median of {args.runs} whole-process runs.\n"
+    )
     print("| command | median s | x jsii floor | x helm template |")
     print("|---|---:|---:|---:|")
     for name, seconds in results.items():

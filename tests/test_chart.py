@@ -172,8 +172,17 @@ def test_archive_holds_what_helm_package_would(tmp_path):
 
 @pytest.mark.parametrize("overlay", ["overlays/b200", "overlays/h200/autopilot", "overlays/h200/raycluster"])
 def test_install_dry_run_prints_notes_with_next_commands(overlay):
-    done = run(tool("helm"), "install", "lab", str(CHART), "--dry-run=client", "-n", "team-a",
-               "-f", str(REPO / overlay / "values.yaml"))
+    done = run(
+        tool("helm"),
+        "install",
+        "lab",
+        str(CHART),
+        "--dry-run=client",
+        "-n",
+        "team-a",
+        "-f",
+        str(REPO / overlay / "values.yaml"),
+    )
     assert done.returncode == 0, done.stderr
     notes = done.stdout.split("NOTES:", 1)[1]
     assert "Installed lab in namespace team-a" in notes

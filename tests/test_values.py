@@ -147,7 +147,11 @@ def test_a_new_gpu_type_is_one_data_file(tmp_path):
         f"sys.exit(main(['synth', '-o', {str(out)!r}, '--profile', 'gb200-standard', "
         "'--set', 'training.tensorParallelSize=4']))"
     )
-    env = {"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin", "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20"}
+    env = {
+        "PYTHONPATH": str(tmp_path),
+        "PATH": "/usr/bin:/bin",
+        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
+    }
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     job = (out / "gb200-standard" / "rayjob-verl-grpo-001.yaml").read_text()
