@@ -33,6 +33,9 @@ PLAUSIBLE = {
     "storage.sidecar.memoryLimit": ["", "8Gi", "100M"],
     "storage.sidecar.ephemeralStorageLimit": ["", "100Gi"],
     "training.tensorParallelSize": [1, 2, 4, 8],
+    # Random paths mostly collide with each other or with the GPU stack's mounts.
+    "storage.mountPath": ["/data", "/mnt/bucket", "/workspace/data"],
+    "storage.checkpointMountPath": ["/checkpoints", "/mnt/ckpt", "/workspace/ckpt"],
 }
 
 
@@ -65,6 +68,8 @@ def repair(values: dict) -> dict:
     if not job["shutdownAfterJobFinishes"]:
         job["ttlSecondsAfterFinished"] = 0
     t["ppoMiniBatchSize"] = min(t["ppoMiniBatchSize"], t["trainBatchSize"])
+    if values["cluster"]["cpuMachineType"] == "c2-standard-8":
+        values["head"].update(cpu="4", memory="16Gi")
     return values
 
 

@@ -250,3 +250,19 @@ def test_ttl_needs_shutdown():
     with pytest.raises(ValuesError, match="job.ttlSecondsAfterFinished: > 0 needs"):
         render_one("job.shutdownAfterJobFinishes=false")
     render_one("job.shutdownAfterJobFinishes=false", "job.ttlSecondsAfterFinished=0")
+
+
+@pytest.mark.parametrize(
+    ("sets", "needle"),
+    [
+        (["storage.checkpointMountPath=/data"], "storage.checkpointMountPath: '/data' overlaps storage.mountPath"),
+        (["storage.mountPath=/usr/local/nvidia/x"], "storage.mountPath: '/usr/local/nvidia/x' overlaps the NVIDIA"),
+        (["storage.checkpointMountPath=/data/ckpt"], "overlaps storage.mountPath"),
+    ],
+)
+def test_mount_paths_must_be_disjoint(sets, needle):
+    from verl_grpo.values.loader import ValuesError
+
+    with pytest.raises(ValuesError) as err:
+        render_one(*sets)
+    assert any(needle in p for p in err.value.problems), err.value.problems

@@ -70,6 +70,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     generate.add_argument("--root", default=".", type=Path, help="repository root (default: .)")
 
+    validate = verbs.add_parser(
+        "validate", help="validate manifests strictly (Kubernetes schema, CRDs, operator rules)"
+    )
+    validate.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders of manifests")
+    validate.add_argument("-o", "--output", choices=["text", "json"], default="text")
+    validate.add_argument(
+        "--kube-version", default=None, help="Kubernetes minor of the schema (default: 1.34)"
+    )
+    validate.add_argument(
+        "--crds",
+        action="append",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="folder of CRD YAML (repeatable; default: $VERL_GRPO_CRDS or ../shared/crds)",
+    )
+
     verbs.add_parser("schema", help="print values.schema.json")
     return parser
 
@@ -81,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
             return _synth(args)
         if args.verb == "generate":
             return _generate(args.root)
+        if args.verb == "validate":
+            return _validate(args)
         if args.verb == "schema":
             from .values.schema import values_schema
 
@@ -91,6 +110,32 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {line}", file=sys.stderr)
         return EXIT_INVALID
     return 2
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from .validate.builtin import DEFAULT_KUBE_VERSION
+    from .validate.documents import UnreadableInput, read_documents
+    from .validate.validator import ManifestValidator
+
+    try:
+        validator = ManifestValidator(args.kube_version or DEFAULT_KUBE_VERSION, args.crds)
+        docs = read_documents(args.paths)
+    except (ValueError, UnreadableInput) as e:
+        print(f"verl-grpo validate: {e}", file=sys.stderr)
+        return 2
+    findings = validator.validate(docs)
+    errors = [f for f in findings if f.severity == "error"]
+    if args.output == "json":
+        report = {"objects": len(docs), "errors": len(errors), "findings": [f.as_dict() for f in findings]}
+        print(json.dumps(report, indent=2))
+    else:
+        for f in findings:
+            print(f.line())
+        print(
+            f"{len(docs)} objects, {len(errors)} errors, {len(findings) - len(errors)} warnings",
+            file=sys.stderr,
+        )
+    return EXIT_INVALID if errors else 0
 
 
 def _sets(args: argparse.Namespace) -> tuple[str, ...]:

@@ -7,6 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from .app import RenderedObject, render
+from .validate.documents import Document
+from .validate.findings import Finding
+from .validate.validator import ManifestValidator
 from .values.derive import DeploySpec, Release, deploy_spec
 from .values.loader import ValuesError, load_values
 from .values.rules import check
@@ -44,4 +47,18 @@ def synthesize(requests: list[Request]) -> dict[str, Rendering]:
     if problems:
         raise ValuesError(problems)
     rendered = render(specs)
+    problems = [f"{name}: {f.object} {f.path}: {f.message} [{f.rule}]" for name, f in _invalid(rendered)]
+    if problems:
+        raise ValuesError(["rendered output is invalid (a bug in verl-grpo; please report):", *problems])
     return {name: Rendering(specs[name], rendered[name]) for name in specs}
+
+
+def _invalid(rendered: dict[str, list[RenderedObject]]) -> list[tuple[str, Finding]]:
+    """Strict validation of what we are about to write. Without CRDs at hand, custom resources
+    are checked by the operator rules only (their unknown-kind finding is not an error here)."""
+    validator = ManifestValidator(unknown_kind_severity="warning")
+    out = []
+    for name, objects in rendered.items():
+        docs = [Document(f"{name}/{o.key}", o.manifest) for o in objects]
+        out += [(name, f) for f in validator.validate(docs) if f.severity == "error"]
+    return out

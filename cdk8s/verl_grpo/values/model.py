@@ -23,7 +23,7 @@ BUCKET = r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$"
 # A path inside the bucket: relative, no segment starting with '.', no leading or trailing slash.
 # (Go's regexp, used by Helm, has no look-ahead.)
 BUCKET_PATH = r"^[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$"
-ABS_PATH = r"^/[A-Za-z0-9._/-]*$"
+ABS_PATH = r"^(/[A-Za-z0-9_-][A-Za-z0-9._-]*)+$"
 HYDRA_WORD = r"^[A-Za-z0-9._-]+$"
 # Docker reference grammar: lowercase path components, optional registry host:port.
 IMAGE_REPOSITORY = r"^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-]+[a-z0-9]+)*)*$"
@@ -161,7 +161,9 @@ class Toleration(TypedDict, total=False):
     effect: Annotated[
         Literal["", "NoSchedule", "PreferNoSchedule", "NoExecute"], Field(description="Taint effect.")
     ]
-    tolerationSeconds: Annotated[int, Field(description="Seconds a NoExecute taint is tolerated.")]
+    tolerationSeconds: Annotated[
+        int, Field(description="Seconds a NoExecute taint is tolerated.", ge=0, le=2**31 - 1)
+    ]
 
 
 class Worker(Model):

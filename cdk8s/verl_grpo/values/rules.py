@@ -15,6 +15,22 @@ RAYJOB_NAME_MAX = 47
 RAYCLUSTER_NAME_MAX = 53
 
 
+# Paths the pods already mount (GPU stack, Ray's scratch space) and the root.
+RESERVED_MOUNTS = {
+    "the NVIDIA driver": "/usr/local/nvidia",
+    "the gIB plugin": "/usr/local/gib",
+    "/tmp": "/tmp",
+    "/": "/",
+}
+
+
+def _nested(a: str, b: str) -> bool:
+    a, b = a.rstrip("/") or "/", b.rstrip("/") or "/"
+    if "/" in (a, b):
+        return a == b
+    return a == b or a.startswith(b + "/") or b.startswith(a + "/")
+
+
 def check(spec: DeploySpec) -> list[str]:
     v, gpu, d, rel = spec.values, spec.gpu, spec.derived, spec.release
     problems: list[str] = []
@@ -77,6 +93,18 @@ def check(spec: DeploySpec) -> list[str]:
                 problems.append(
                     f"{key}: {value!r} (unlimited) is not allowed on Autopilot; give a real limit"
                 )
+
+    mounts = {
+        "storage.mountPath": v.storage.mount_path,
+        "storage.checkpointMountPath": v.storage.checkpoint_mount_path,
+    }
+    for key, path in mounts.items():
+        for other_key, other in [*mounts.items(), *RESERVED_MOUNTS.items()]:
+            if other_key != key and _nested(path, other):
+                problems.append(
+                    f"{key}: {path!r} overlaps {other_key} ({other!r}); mount paths must be disjoint"
+                )
+                break
 
     if v.job.ttl_seconds_after_finished > 0 and not v.job.shutdown_after_job_finishes:
         problems.append(

@@ -1,0 +1,52 @@
+"""Built-in kinds against the Kubernetes OpenAPI schema (kubernetes-validate's strict variant)."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+from referencing import Registry, Resource
+
+# GKE's regular channel runs 1.34 at the end of 2026; `--kube-version` picks another minor.
+DEFAULT_KUBE_VERSION = "1.34"
+
+
+def _schema_dir(version: str) -> Any:
+    return resources.files("kubernetes_validate") / "kubernetes-json-schema" / f"v{version}.0-local-strict"
+
+
+def supported_versions() -> list[str]:
+    base = resources.files("kubernetes_validate") / "kubernetes-json-schema"
+    found = {m.group(1) for e in base.iterdir() if (m := re.match(r"^v(\d+\.\d+)\.0-local-strict$", e.name))}
+    return sorted(found, key=lambda v: tuple(int(x) for x in v.split(".")))
+
+
+@cache
+def _registry(version: str) -> Registry:
+    defs = json.loads((_schema_dir(version) / "_definitions.json").read_text())
+    return Resource.from_contents(defs) @ Registry()
+
+
+@cache
+def validator_for(version: str, api_version: str, kind: str) -> jsonschema.protocols.Validator | None:
+    """None when the Kubernetes version has no such built-in kind."""
+    group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
+    path = _schema_dir(version) / f"{kind.lower()}-{group_version}.json"
+    if not path.is_file():
+        return None
+    schema = json.loads(path.read_text())
+    return jsonschema.Draft202012Validator(schema, registry=_registry(version))
+
+
+@cache
+def object_meta_validator(version: str) -> jsonschema.protocols.Validator:
+    ref = {
+        # The base URI that the schemas' "/api/..." references resolve against.
+        "$id": "https://kubernetes.io/api/objectmeta",
+        "$ref": "/api/_definitions.json#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+    }
+    return jsonschema.Draft202012Validator(ref, registry=_registry(version))

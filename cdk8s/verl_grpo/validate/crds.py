@@ -1,0 +1,198 @@
+"""Custom resources against their CRDs, made strict the way the API server really behaves.
+
+A CRD's openAPIV3Schema closes no object, so plain JSON-schema validation accepts typos like
+`replica:`. Here every object schema with `properties` and no `additionalProperties` or
+`x-kubernetes-preserve-unknown-fields` is closed, nullable becomes a null type, int32/int64
+formats become ranges, defaults are applied before `required` is checked, nulls on non-nullable
+fields are dropped (the API server prunes them), list-map keys must be unique and CEL rules hold.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from ..render.yaml_io import load_all
+from .findings import dotted
+
+INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "verl-grpo" / "crds"
+CACHE_FORMAT = 1
+
+
+@dataclass
+class CustomKind:
+    group_version: str
+    kind: str
+    namespaced: bool
+    schema: dict[str, Any]  # the original openAPIV3Schema (defaults, list types, CEL)
+    strict: dict[str, Any]  # the closed JSON schema
+    _validator: jsonschema.protocols.Validator | None = None
+
+    @property
+    def validator(self) -> jsonschema.protocols.Validator:
+        if self._validator is None:
+            self._validator = jsonschema.Draft202012Validator(self.strict)
+        return self._validator
+
+
+def strict_schema(node: Any) -> Any:
+    if isinstance(node, list):
+        return [strict_schema(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = {
+        k: strict_schema(v) for k, v in node.items() if not k.startswith("x-kubernetes-") and k != "nullable"
+    }
+    if (
+        "properties" in node
+        and "additionalProperties" not in node
+        and not node.get("x-kubernetes-preserve-unknown-fields")
+    ):
+        out["additionalProperties"] = False
+    if node.get("nullable") and "type" in node:
+        out["type"] = [node["type"], "null"]
+    if node.get("format") in INT_RANGES:
+        low, high = INT_RANGES[node["format"]]
+        out["minimum"] = max(node.get("minimum", low), low)
+        out["maximum"] = min(node.get("maximum", high), high)
+    if node.get("x-kubernetes-int-or-string") and "type" not in node and "anyOf" not in node:
+        out["type"] = ["integer", "string"]
+    return out
+
+
+def walk(schema: dict[str, Any], value: Any, path: tuple, visit: Callable[[dict, Any, tuple], None]) -> None:
+    """Visit every (schema, value) pair the schema describes, parents before children."""
+    visit(schema, value, path)
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        extra = schema.get("additionalProperties")
+        for key, child in value.items():
+            sub = props.get(key) if key in props else (extra if isinstance(extra, dict) else None)
+            if sub is not None:
+                walk(sub, child, (*path, key), visit)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, child in enumerate(value):
+            walk(schema["items"], child, (*path, i), visit)
+
+
+def prepare(schema: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    """What the API server validates: nulls on non-nullable fields dropped, defaults applied."""
+    obj = copy.deepcopy(body)
+
+    def visit(node: dict, value: Any, _: tuple) -> None:
+        if not isinstance(value, dict):
+            return
+        props = node.get("properties", {})
+        for key in [k for k, v in value.items() if v is None and not props.get(k, {}).get("nullable")]:
+            del value[key]
+        for key, sub in props.items():
+            if key not in value and "default" in sub:
+                value[key] = copy.deepcopy(sub["default"])
+
+    walk(schema, obj, (), visit)
+    return obj
+
+
+def list_and_cel_problems(schema: dict[str, Any], obj: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+    """(path, rule, message) for duplicate list-map keys, duplicate set items and failing CEL rules."""
+    problems: list[tuple[str, str, str]] = []
+
+    def visit(node: dict, value: Any, path: tuple) -> None:
+        if isinstance(value, list) and node.get("x-kubernetes-list-type") == "map":
+            keys = node.get("x-kubernetes-list-map-keys", [])
+            seen: set[tuple] = set()
+            for i, item in enumerate(value):
+                if not isinstance(item, dict):
+                    continue
+                key = tuple(json.dumps(item.get(k), sort_keys=True) for k in keys)
+                if key in seen:
+                    shown = ", ".join(f"{k}={item.get(k)!r}" for k in keys)
+                    problems.append((dotted((*path, i)), "crd-list-map-keys", f"duplicate entry ({shown})"))
+                seen.add(key)
+        if isinstance(value, list) and node.get("x-kubernetes-list-type") == "set":
+            dumped = [json.dumps(v, sort_keys=True) for v in value]
+            if len(set(dumped)) != len(dumped):
+                problems.append((dotted(path), "crd-list-set", "duplicate items in a set-type list"))
+        for rule in node.get("x-kubernetes-validations", []):
+            expr = rule.get("rule", "")
+            if "oldSelf" in expr:
+                continue  # transition rules need the stored object
+            if not _cel(expr, value):
+                problems.append((dotted(path), "crd-cel", f"{rule.get('message') or expr} (CEL: {expr})"))
+
+    walk(schema, obj, (), visit)
+    yield from problems
+
+
+@cache
+def _cel_program(expr: str) -> Any:
+    # Building cel-python's parser costs ~0.1 s: only when an object reaches a CEL rule.
+
+    env = _cel_environment()
+    return env.program(env.compile(expr))
+
+
+@cache
+def _cel_environment() -> Any:
+    import celpy
+
+    return celpy.Environment()
+
+
+def _cel(expr: str, value: Any) -> bool:
+    import celpy
+
+    return bool(_cel_program(expr).evaluate({"self": celpy.json_to_cel(value)}))
+
+
+def load_crds(folders: list[Path]) -> dict[tuple[str, str], CustomKind]:
+    """(apiVersion, kind) -> CustomKind for every served version of every CRD under `folders`."""
+    kinds: dict[tuple[str, str], CustomKind] = {}
+    for folder in folders:
+        for path in sorted(folder.rglob("*.yaml")):
+            for crd in _cached_crd(path):
+                kinds[(crd.group_version, crd.kind)] = crd
+    return kinds
+
+
+def _cached_crd(path: Path) -> list[CustomKind]:
+    """Parsing a 1 MB CRD costs far more than reading its strict form back: cache by content hash."""
+    raw = path.read_bytes()
+    digest = hashlib.sha256(raw + str(CACHE_FORMAT).encode()).hexdigest()[:32]
+    cached = CACHE_DIR / f"{digest}.json"
+    if cached.is_file():
+        rows = json.loads(cached.read_text())
+    else:
+        rows = []
+        for doc in load_all(raw.decode()):
+            if doc.get("kind") != "CustomResourceDefinition":
+                continue
+            spec = doc["spec"]
+            for version in spec["versions"]:
+                if not version.get("served", True):
+                    continue
+                schema = version.get("schema", {}).get("openAPIV3Schema", {})
+                rows.append(
+                    {
+                        "group_version": f"{spec['group']}/{version['name']}",
+                        "kind": spec["names"]["kind"],
+                        "namespaced": spec.get("scope", "Namespaced") == "Namespaced",
+                        "schema": schema,
+                        "strict": strict_schema(schema),
+                    }
+                )
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(rows))
+        os.replace(tmp, cached)
+    return [CustomKind(**row) for row in rows]

@@ -1,0 +1,142 @@
+"""Validate documents: schema (built-in or CRD), scope, then the operator's and GKE's own rules."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from jsonschema import ValidationError
+
+from . import builtin, crds, operator_rules
+from .documents import Document
+from .findings import Finding, dotted
+
+CLUSTER_SCOPED_BUILTINS = {
+    "Namespace",
+    "Node",
+    "PersistentVolume",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "StorageClass",
+    "CustomResourceDefinition",
+    "PriorityClass",
+    "IngressClass",
+    "RuntimeClass",
+    "CSIDriver",
+    "VolumeAttachment",
+    "APIService",
+    "ValidatingWebhookConfiguration",
+    "MutatingWebhookConfiguration",
+}
+MESSAGE_LIMIT = 240
+
+
+def default_crd_dirs() -> list[Path]:
+    """$VERL_GRPO_CRDS (path-separated), else ../shared/crds beside the repository."""
+    if os.environ.get("VERL_GRPO_CRDS"):
+        return [Path(p) for p in os.environ["VERL_GRPO_CRDS"].split(os.pathsep) if p]
+    repo = Path(__file__).resolve().parents[3]
+    return [
+        d for d in (Path.cwd().parent / "shared" / "crds", repo.parent / "shared" / "crds") if d.is_dir()
+    ][:1]
+
+
+class ManifestValidator:
+    def __init__(
+        self,
+        kube_version: str = builtin.DEFAULT_KUBE_VERSION,
+        crd_dirs: list[Path] | None = None,
+        unknown_kind_severity: str = "error",
+    ):
+        if kube_version not in builtin.supported_versions():
+            allowed = ", ".join(builtin.supported_versions())
+            raise ValueError(f"--kube-version {kube_version!r} is not supported; allowed: {allowed}")
+        self.kube_version = kube_version
+        self.crd_dirs = default_crd_dirs() if crd_dirs is None else crd_dirs
+        self.custom = crds.load_crds(self.crd_dirs)
+        self.unknown_kind_severity = unknown_kind_severity
+
+    def validate(self, docs: list[Document]) -> list[Finding]:
+        networks = {
+            (d.body.get("metadata") or {}).get("name")
+            for d in docs
+            if isinstance(d.body, dict) and d.body.get("kind") == "Network"
+        }
+        findings: list[Finding] = []
+        for doc in docs:
+            findings += self._one(doc, networks or None)
+        return findings
+
+    def _one(self, doc: Document, networks: set[str] | None) -> list[Finding]:
+        body = doc.body
+        if not isinstance(body, dict) or not body.get("apiVersion") or not body.get("kind"):
+            return [Finding("error", doc.source, "(document)", "", "not-an-object", "no apiVersion/kind")]
+        meta = body.get("metadata") or {}
+        label = "/".join(
+            p for p in (body["kind"], meta.get("namespace", ""), str(meta.get("name", "?"))) if p
+        )
+        out: list[Finding] = []
+
+        def add(severity: str, path: str, rule: str, message: str) -> None:
+            if len(message) > MESSAGE_LIMIT:
+                message = message[: MESSAGE_LIMIT - 3] + "..."
+            out.append(Finding(severity, doc.source, label, path, rule, message))
+
+        api_version, kind = body["apiVersion"], body["kind"]
+        custom = self.custom.get((api_version, kind))
+        validator = None if custom else builtin.validator_for(self.kube_version, api_version, kind)
+        cluster_scoped = False  # unknown kinds: scope unknown, not checked
+        if custom is not None:
+            prepared = crds.prepare(custom.schema, body)
+            for error in custom.validator.iter_errors(prepared):
+                add("error", *_schema_error(error, "crd-schema"))
+            for error in builtin.object_meta_validator(self.kube_version).iter_errors(meta):
+                add("error", *_schema_error(error, "k8s-object-meta", prefix=("metadata",)))
+            for path, rule, message in crds.list_and_cel_problems(custom.schema, prepared):
+                add("error", path, rule, message)
+            cluster_scoped = not custom.namespaced
+        elif validator is not None:
+            for error in validator.iter_errors(body):
+                add("error", *_schema_error(error, "k8s-schema"))
+            cluster_scoped = kind in CLUSTER_SCOPED_BUILTINS
+        else:
+            crd_dirs = ", ".join(map(str, self.crd_dirs)) or "none"
+            add(
+                self.unknown_kind_severity,
+                "",
+                "unknown-kind",
+                f"{api_version} {kind} is neither a Kubernetes {self.kube_version} kind nor a known CRD "
+                f"(CRDs from: {crd_dirs})",
+            )
+        if cluster_scoped and "namespace" in meta:
+            add(
+                "error",
+                "metadata.namespace",
+                "cluster-scoped-namespace",
+                f"{kind} is cluster-scoped: remove it",
+            )
+        for rule_set in (
+            operator_rules.placeholder_rules(body),
+            operator_rules.ray_rules(body),
+            operator_rules.interface_rules(body, networks),
+            operator_rules.fit_rules(body),
+        ):
+            for severity, path, rule, message in rule_set:
+                add(severity, path, rule, message)
+        return out
+
+
+def _schema_error(error: ValidationError, rule: str, prefix: tuple = ()) -> tuple[str, str, str]:
+    path: tuple[Any, ...] = (*prefix, *error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = set(error.schema.get("properties") or {})
+        unknown = sorted(set(error.instance) - allowed)
+        if unknown:
+            return (
+                dotted((*path, unknown[0])),
+                rule,
+                f"unknown field {unknown[0]!r}"
+                + (f" (and {', '.join(map(repr, unknown[1:]))})" if unknown[1:] else ""),
+            )
+    return dotted(path), rule, error.message
