@@ -255,8 +255,8 @@ def test_ttl_needs_shutdown():
 @pytest.mark.parametrize(
     ("sets", "needle"),
     [
-        (["storage.checkpointMountPath=/data"], "storage.checkpointMountPath: '/data' overlaps storage.mountPath"),
-        (["storage.mountPath=/usr/local/nvidia/x"], "storage.mountPath: '/usr/local/nvidia/x' overlaps the NVIDIA"),
+        (["storage.checkpointMountPath=/data"], "checkpointMountPath: '/data' overlaps storage.mountPath"),
+        (["storage.mountPath=/usr/local/nvidia/x"], "mountPath: '/usr/local/nvidia/x' overlaps the NVIDIA"),
         (["storage.checkpointMountPath=/data/ckpt"], "overlaps storage.mountPath"),
     ],
 )
