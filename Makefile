@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: generate test lint goldens venv tools clean check-generated bench
+.PHONY: generate test lint goldens venv tools oracle clean check-generated bench
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
@@ -25,6 +25,16 @@ $(TOOLS): $(STAMP) tools/install_k8s_tools.py
 
 tools: $(TOOLS)
 
+# verl itself, as the oracle for `verl-grpo check` (slow tests): one venv per supported version.
+ORACLES := .venv-verl-0.6.1/.installed .venv-verl-0.9.1/.installed
+.venv-verl-%/.installed: tests/oracle/constraints-verl-%.txt
+	$(PY) -m venv .venv-verl-$*
+	.venv-verl-$*/bin/python -m pip install -q -c $< torch==2.13.0
+	.venv-verl-$*/bin/python -m pip install -q -c $< verl==$*
+	touch $@
+
+oracle: $(ORACLES)
+
 generate: $(STAMP)
 	$(BIN)/verl-grpo generate
 
@@ -32,7 +42,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check cdk8s tests tools bench
 	$(BIN)/ruff format --check cdk8s tests tools bench
 
-test: $(STAMP) tools lint
+test: $(STAMP) tools oracle lint
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q
 
 # Regenerate everything generated, then show what changed: read `git diff` before committing.
@@ -46,7 +56,7 @@ check-generated: generate
 	test -z "$$(git status --porcelain -- dist charts overlays)"
 
 clean:
-	rm -rf $(VENV) .cache cdk8s.out
+	rm -rf $(VENV) .venv-verl-* .cache cdk8s.out
 
 bench: $(STAMP) tools
 	$(BIN)/python bench/bench.py --runs 5

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 
 from hypothesis import HealthCheck, given, settings
@@ -39,9 +40,20 @@ PLAUSIBLE = {
 }
 
 
+# Extra overrides add new keys (verl-grpo check refuses anything that is not key=value) with
+# arbitrary printable text after the '=': quotes, braces, '{{', non-ASCII, all through Helm.
+EXTRA_ARG = st.builds(
+    lambda i, text: f"+trainer.note_{i}={text}",
+    st.integers(0, 99),
+    st.text(st.characters(blacklist_categories=("Cc", "Cs"))),
+)
+
+
 def leaf(path: str, node: dict) -> st.SearchStrategy:
     if path in PLAUSIBLE:
         return st.sampled_from(PLAUSIBLE[path])
+    if path == "training.extraArgs":
+        return st.lists(EXTRA_ARG, max_size=3)
     items = node.get("items", {})
     if node.get("type") == "array" and items.get("type") == "object":
         # Lists of pass-through structs (tolerations): any subset of their fields.
@@ -67,7 +79,14 @@ def repair(values: dict) -> dict:
     job, t = values["job"], values["training"]
     if not job["shutdownAfterJobFinishes"]:
         job["ttlSecondsAfterFinished"] = 0
-    t["ppoMiniBatchSize"] = min(t["ppoMiniBatchSize"], t["trainBatchSize"])
+    # verl's batch arithmetic (verl-grpo check refuses the rest): the global batch divides over the
+    # GPUs, the mini-batch fits the batch and splits into whole micro-batches per GPU.
+    gpus = 8 * values["worker"]["replicas"]
+    t["trainBatchSize"] = gpus * max(1, min(t["trainBatchSize"] // gpus, 65536 // gpus))
+    t["ppoMiniBatchSize"] = t["trainBatchSize"]
+    t["ppoMicroBatchSizePerGpu"] = math.gcd(
+        t["ppoMicroBatchSizePerGpu"], t["trainBatchSize"] // gpus * t["rolloutN"]
+    )
     if values["cluster"]["cpuMachineType"] == "c2-standard-8":
         values["head"].update(cpu="4", memory="16Gi")
     return values

@@ -70,6 +70,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     generate.add_argument("--root", default=".", type=Path, help="repository root (default: .)")
 
+    check = verbs.add_parser("check", help="check the training settings with verl's own rules")
+    check.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="shipped profile (repeatable; default: all)",
+    )
+    _values_flags(check)
+    check.add_argument("--verl-version", default=None, help="verl version the job runs (default: the kit's)")
+    check.add_argument("-o", "--output", choices=["text", "json"], default="text")
+
     validate = verbs.add_parser(
         "validate", help="validate manifests strictly (Kubernetes schema, CRDs, operator rules)"
     )
@@ -100,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
             return _generate(args.root)
         if args.verb == "validate":
             return _validate(args)
+        if args.verb == "check":
+            return _check(args)
         if args.verb == "schema":
             from .values.schema import values_schema
 
@@ -110,6 +124,53 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {line}", file=sys.stderr)
         return EXIT_INVALID
     return 2
+
+
+def _check(args: argparse.Namespace) -> int:
+    from . import VERL_VERSION
+    from .values.derive import deploy_spec
+    from .values.loader import load_values
+    from .values.rules import check
+    from .verl_check import training_problems
+    from .verl_check.config import supported_versions
+
+    version = args.verl_version or VERL_VERSION
+    if version not in supported_versions():
+        print(
+            f"verl-grpo check: --verl-version {version!r}; allowed: {', '.join(supported_versions())}",
+            file=sys.stderr,
+        )
+        return 2
+    release = Release(args.release_name, args.namespace)
+    report, failed = {}, False
+    for profile in _profiles(args.profile):
+        spec = deploy_spec(load_values(profile.layer(), args.values, _sets(args)), release)
+        kit = check(spec)
+        if kit:
+            raise ValuesError([f"{profile.name}: {p}" for p in kit])
+        problems = training_problems(spec, version)
+        failed |= any(p.severity == "error" for p in problems)
+        report[profile.name] = problems
+    if args.output == "json":
+        print(json.dumps({name: [p.as_dict() for p in ps] for name, ps in report.items()}, indent=2))
+    else:
+        for name, problems in report.items():
+            for p in problems:
+                print(f"{name}: {p.line()}")
+            print(
+                f"{name}: verl {version}: {'ok' if not problems else f'{len(problems)} problem(s)'}",
+                file=sys.stderr,
+            )
+    return EXIT_INVALID if failed else 0
+
+
+def _profiles(names: list[str]) -> list:
+    chosen = names or [p.name for p in shipped_profiles()]
+    unknown = [n for n in chosen if find_profile(n) is None]
+    if unknown:
+        allowed = ", ".join(p.name for p in shipped_profiles())
+        raise ValuesError([f"--profile: {n!r} is not a shipped profile; allowed: {allowed}" for n in unknown])
+    return [find_profile(n) for n in chosen]
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -150,20 +211,16 @@ def _synth(args: argparse.Namespace) -> int:
     from .render.yaml_io import dump_all
     from .synth import Request, synthesize
 
-    names = args.profile or [p.name for p in shipped_profiles()]
-    unknown = [n for n in names if find_profile(n) is None]
-    if unknown:
-        allowed = ", ".join(p.name for p in shipped_profiles())
-        raise ValuesError([f"--profile: {n!r} is not a shipped profile; allowed: {allowed}" for n in unknown])
-    if args.output == "-" and len(names) != 1:
+    profiles = _profiles(args.profile)
+    if args.output == "-" and len(profiles) != 1:
         print("verl-grpo synth: -o - needs exactly one --profile", file=sys.stderr)
         return 2
     release = Release(args.release_name, args.namespace)
-    requests = [
-        Request(n, find_profile(n).layer(), tuple(args.values), _sets(args), release)  # type: ignore[union-attr]
-        for n in names
-    ]
+    requests = [Request(p.name, p.layer(), tuple(args.values), _sets(args), release) for p in profiles]
     renderings = synthesize(requests)
+    for r in renderings.values():
+        for line in r.warnings:
+            print(f"warning: {line}", file=sys.stderr)
     if args.output == "-":
         (only,) = renderings.values()
         sys.stdout.write(dump_all([o.manifest for o in only.objects]))

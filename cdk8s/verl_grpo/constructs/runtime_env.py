@@ -93,6 +93,11 @@ def hydra_overrides(spec: DeploySpec) -> list[str]:
     ]
 
 
+def all_overrides(spec: DeploySpec) -> list[str]:
+    """What verl receives: our overrides, then the user's extras (concrete values only)."""
+    return [*hydra_overrides(spec), *spec.values.training.extra_args]
+
+
 def entrypoint(spec: DeploySpec) -> str:
     """A shell command: one quoted override per line, user extras last and verbatim."""
     lines = [f"python3 -m {spec.values.training.module}"]

@@ -1,0 +1,299 @@
+"""verl's own rules, by the stage where verl would enforce them, plus warnings for settings that
+do nothing or hurt. Stages: 'compose' (Hydra), 'startup' (verl.utils.config.validate_config and the
+config dataclasses), 'worker-init' (later, after GPUs are allocated), 'kit' (our advice)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+from .config import ComposedConfig
+
+A = "actor_rollout_ref.actor"
+R = "actor_rollout_ref.rollout"
+REF = "actor_rollout_ref.ref"
+LOSS_AGG_MODES = {
+    "token-mean",
+    "token-sum",
+    "seq-mean-token-sum",
+    "seq-mean-token-mean",
+    "seq-mean-token-sum-norm",
+}
+STRATEGIES = {"fsdp", "fsdp2"}
+
+
+@dataclass(frozen=True)
+class Problem:
+    severity: str  # "error" | "warning"
+    stage: str
+    key: str
+    message: str
+
+    def line(self) -> str:
+        return f"{self.severity}: {self.key}: {self.message} [verl {self.stage}]"
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def _version(v: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in v.split("."))
+
+
+def _both_or_neither(cfg: ComposedConfig, section: str, param: str) -> Problem | None:
+    mbs, per_gpu = cfg.get(f"{section}.{param}"), cfg.get(f"{section}.{param}_per_gpu")
+    if mbs is None and per_gpu is None:
+        return Problem(
+            "error", "startup", f"{section}.{param}_per_gpu", f"set one of {param} or {param}_per_gpu"
+        )
+    if mbs is not None and per_gpu is not None:
+        return Problem(
+            "error",
+            "startup",
+            f"{section}.{param}",
+            f"set only {param}_per_gpu ({param} is deprecated), not both",
+        )
+    return None
+
+
+def startup_rules(cfg: ComposedConfig) -> list[Problem]:
+    """What verl checks before any worker starts (validate_config, ActorConfig)."""
+    out: list[Problem] = []
+    g = cfg.get
+    n_gpus = g("trainer.n_gpus_per_node") * g("trainer.nnodes")
+    dynamic = bool(g(f"{A}.use_dynamic_bsz"))
+    if g(f"{A}.strategy") not in STRATEGIES:
+        out.append(
+            Problem("error", "kit", f"{A}.strategy", f"{g(f'{A}.strategy')!r}; this kit runs fsdp or fsdp2")
+        )
+    if g(f"{A}.loss_agg_mode") not in LOSS_AGG_MODES:
+        out.append(
+            Problem(
+                "error",
+                "startup",
+                f"{A}.loss_agg_mode",
+                f"{g(f'{A}.loss_agg_mode')!r}; allowed: {', '.join(sorted(LOSS_AGG_MODES))}",
+            )
+        )
+    if not dynamic:
+        real = g("data.train_batch_size") * g(f"{R}.n")
+        if real % n_gpus:
+            out.append(
+                Problem(
+                    "error",
+                    "startup",
+                    "data.train_batch_size",
+                    f"train_batch_size x rollout.n = {real} is not divisible by the {n_gpus} GPUs",
+                )
+            )
+        if (p := _both_or_neither(cfg, A, "ppo_micro_batch_size")) is not None:
+            out.append(p)
+        mini, micro, sp = g(f"{A}.ppo_mini_batch_size"), g(f"{A}.ppo_micro_batch_size"), _sp(cfg)
+        if g("data.train_batch_size") < mini:
+            out.append(
+                Problem(
+                    "error",
+                    "startup",
+                    f"{A}.ppo_mini_batch_size",
+                    f"{mini} exceeds data.train_batch_size {g('data.train_batch_size')}",
+                )
+            )
+        elif micro is not None:
+            if mini % micro:
+                out.append(
+                    Problem(
+                        "error",
+                        "startup",
+                        f"{A}.ppo_micro_batch_size",
+                        f"ppo_mini_batch_size {mini} is not divisible by ppo_micro_batch_size {micro}",
+                    )
+                )
+            elif micro * sp < n_gpus:
+                out.append(
+                    Problem(
+                        "error",
+                        "startup",
+                        f"{A}.ppo_micro_batch_size",
+                        f"ppo_micro_batch_size {micro} x sequence parallel {sp} is below {n_gpus} GPUs",
+                    )
+                )
+        if (
+            _uses_reference(cfg)
+            and (p := _both_or_neither(cfg, REF, "log_prob_micro_batch_size")) is not None
+        ):
+            out.append(p)
+        if (p := _both_or_neither(cfg, R, "log_prob_micro_batch_size")) is not None:
+            out.append(p)
+    if (
+        _sp(cfg) > 1
+        and g(f"{A}.strategy") in STRATEGIES
+        and not g("actor_rollout_ref.model.use_remove_padding")
+    ):
+        out.append(
+            Problem(
+                "error",
+                "startup",
+                "actor_rollout_ref.model.use_remove_padding",
+                "sequence parallelism (ulysses_sequence_parallel_size > 1) needs use_remove_padding=true",
+            )
+        )
+    if g(f"{R}.val_kwargs.do_sample") and not (g(f"{R}.temperature") or 0) > 0:
+        out.append(
+            Problem("error", "startup", f"{R}.temperature", "validation sampling needs temperature > 0")
+        )
+    return out
+
+
+def worker_init_rules(cfg: ComposedConfig) -> list[Problem]:
+    """What verl checks only once workers start: after the GPUs are paid for."""
+    out: list[Problem] = []
+    g = cfg.get
+    per_node, nodes = g("trainer.n_gpus_per_node"), g("trainer.nnodes")
+    n_gpus, sp = per_node * nodes, _sp(cfg)
+    name, mode = g(f"{R}.name"), g(f"{R}.mode")
+    names = {"vllm", "sglang"} if _version(cfg.version) < (0, 7) else {"vllm", "sglang", "trtllm"}
+    if name not in names:
+        out.append(
+            Problem(
+                "error",
+                "worker-init",
+                f"{R}.name",
+                f"{name!r} is not a rollout for verl {cfg.version}; allowed: {', '.join(sorted(names))}",
+            )
+        )
+    modes = {"sync", "async"} if _version(cfg.version) < (0, 7) else {"async"}
+    if mode not in modes:
+        out.append(
+            Problem(
+                "error",
+                "worker-init",
+                f"{R}.mode",
+                f"{mode!r} is not a rollout mode of verl {cfg.version}; allowed: {', '.join(sorted(modes))}",
+            )
+        )
+    tp = g(f"{R}.tensor_model_parallel_size") or 1
+    dp = g(f"{R}.data_parallel_size") or 1
+    pp = g(f"{R}.pipeline_model_parallel_size") or 1
+    if n_gpus % (tp * dp * pp):
+        out.append(
+            Problem(
+                "error",
+                "worker-init",
+                f"{R}.tensor_model_parallel_size",
+                f"{n_gpus} GPUs are not divisible by tensor x data x pipeline parallel = {tp * dp * pp}",
+            )
+        )
+    if tp > per_node and tp % per_node:
+        out.append(
+            Problem(
+                "error",
+                "worker-init",
+                f"{R}.tensor_model_parallel_size",
+                f"TP {tp} spans nodes of {per_node} GPUs only in whole nodes",
+            )
+        )
+    if not g(f"{A}.use_dynamic_bsz") and n_gpus % sp == 0:
+        per_gpu = g(f"{A}.ppo_micro_batch_size_per_gpu")
+        normalized = g(f"{A}.ppo_mini_batch_size") * g(f"{R}.n") // (n_gpus // sp)
+        if normalized <= 0:
+            out.append(
+                Problem(
+                    "error",
+                    "worker-init",
+                    f"{A}.ppo_mini_batch_size",
+                    f"ppo_mini_batch_size x n / (GPUs / sp) is {normalized}: too few prompts per GPU",
+                )
+            )
+        elif per_gpu and normalized % per_gpu:
+            out.append(
+                Problem(
+                    "error",
+                    "worker-init",
+                    f"{A}.ppo_micro_batch_size_per_gpu",
+                    f"the mini-batch per GPU ({normalized}) is not divisible by {per_gpu}",
+                )
+            )
+    length = g("data.max_prompt_length") + g("data.max_response_length")
+    for section, flag, key in (
+        (A, "use_dynamic_bsz", "ppo_max_token_len_per_gpu"),
+        (R, "log_prob_use_dynamic_bsz", "log_prob_max_token_len_per_gpu"),
+        (REF, "log_prob_use_dynamic_bsz", "log_prob_max_token_len_per_gpu"),
+    ):
+        limit = g(f"{section}.{key}")
+        if g(f"{section}.{flag}") and isinstance(limit, int) and limit < length:
+            out.append(
+                Problem(
+                    "error",
+                    "worker-init",
+                    f"{section}.{key}",
+                    f"{limit} tokens cannot hold one sequence of prompt + response = {length}",
+                )
+            )
+    return out
+
+
+def warnings(cfg: ComposedConfig, ray_cpus_per_node: float | None = None) -> list[Problem]:
+    out: list[Problem] = []
+    g = cfg.get
+    kl_keys = sorted(k for k in cfg.overridden if k.startswith("algorithm.kl_ctrl."))
+    if kl_keys and not g("algorithm.use_kl_in_reward"):
+        out.append(
+            Problem(
+                "warning",
+                "kit",
+                kl_keys[0],
+                "has no effect without algorithm.use_kl_in_reward=true; "
+                "for GRPO verl recommends actor.use_kl_loss=true with actor.kl_loss_coef",
+            )
+        )
+    if g("algorithm.adv_estimator") == "grpo" and g(f"{R}.n") == 1:
+        out.append(
+            Problem(
+                "warning", "kit", f"{R}.n", "GRPO compares a group of responses: rollout.n = 1 learns nothing"
+            )
+        )
+    if ray_cpus_per_node is not None:
+        per_gpu = 1 if _version(cfg.version) < (0, 7) else 3
+        need = per_gpu * g("trainer.n_gpus_per_node")
+        if ray_cpus_per_node < need:
+            out.append(
+                Problem(
+                    "warning",
+                    "kit",
+                    "worker.cpu",
+                    f"{ray_cpus_per_node:g} Ray CPUs per node; verl {cfg.version} places {per_gpu} per GPU "
+                    f"({need}) and waits forever without them",
+                )
+            )
+    size = _model_billions(str(g("actor_rollout_ref.model.path") or ""))
+    micro = g(f"{A}.ppo_micro_batch_size_per_gpu")
+    if size and isinstance(micro, int):
+        reference = 2 if size >= 30 else 8 if size >= 7 else 32
+        if micro > 2 * reference:
+            out.append(
+                Problem(
+                    "warning",
+                    "kit",
+                    f"{A}.ppo_micro_batch_size_per_gpu",
+                    f"{micro} per GPU is far above verl's recipes for a {size:g}B model ({reference})",
+                )
+            )
+    return out
+
+
+def check(cfg: ComposedConfig, ray_cpus_per_node: float | None = None) -> list[Problem]:
+    compose = [Problem("error", "compose", key, message) for key, message in cfg.compose_errors]
+    return [*compose, *startup_rules(cfg), *worker_init_rules(cfg), *warnings(cfg, ray_cpus_per_node)]
+
+
+def _sp(cfg: ComposedConfig) -> int:
+    return int(cfg.get(f"{A}.ulysses_sequence_parallel_size") or 1)
+
+
+def _uses_reference(cfg: ComposedConfig) -> bool:
+    return bool(cfg.get("algorithm.use_kl_in_reward") or cfg.get(f"{A}.use_kl_loss"))
+
+
+def _model_billions(path: str) -> float | None:
+    match = re.search(r"(\d+(?:\.\d+)?)[Bb](?![a-z])", path.rsplit("/", 1)[-1])
+    return float(match.group(1)) if match else None
