@@ -215,7 +215,7 @@ def test_entrypoint_carries_training_values(tmp_path):
     values = tmp_path / "v.yaml"
     values.write_text("training: {learningRate: 2.0e-07, gpuMemoryUtilization: 0.55}\n")
     r = render_one(
-        "training.extraArgs={+trainer.val_before_train=false}",
+        "training.extraArgs={trainer.val_before_train=false}",
         "training.logger={console,wandb}",
         "worker.replicas=4",
         "run.name=exp-7",
@@ -229,7 +229,7 @@ def test_entrypoint_carries_training_values(tmp_path):
     assert "'trainer.logger=[console,wandb]'" in ep
     assert "'trainer.experiment_name=exp-7'" in ep
     assert "'trainer.default_local_dir=/checkpoints/verl-grpo/exp-7'" in ep
-    assert ep.rstrip().endswith("'trainer.resume_mode=auto' +trainer.val_before_train=false")
+    assert ep.rstrip().endswith("'trainer.resume_mode=auto' trainer.val_before_train=false")
     assert job["metadata"]["name"] == "verl-exp-7"
 
 

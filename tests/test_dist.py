@@ -95,7 +95,7 @@ def test_a_failure_while_writing_leaves_the_previous_tree(fresh, tmp_path, monke
 
     monkeypatch.setattr(type(out), "write_text", flaky)
     with pytest.raises(OSError, match="disk full"):
-        main(["synth", "-o", str(out), "--set", "worker.replicas=3"])
+        main(["synth", "-o", str(out), "--set", "worker.replicas=4"])
     monkeypatch.undo()
     assert tree(out) == before
     assert sorted(os.listdir(tmp_path)) == ["dist"]
@@ -105,8 +105,8 @@ def test_without_renameat2_the_fallback_still_replaces(fresh, tmp_path, monkeypa
     out = tmp_path / "dist"
     monkeypatch.setattr(atomic, "_exchange", lambda a, b: False)
     assert main(["synth", "-o", str(out), "--profile", "h200-standard"]) == 0
-    assert main(["synth", "-o", str(out), "--profile", "h200-standard", "--set", "worker.replicas=3"]) == 0
-    assert "replicas: 3" in (out / "h200-standard" / "rayjob-verl-grpo-001.yaml").read_text()
+    assert main(["synth", "-o", str(out), "--profile", "h200-standard", "--set", "worker.replicas=4"]) == 0
+    assert "replicas: 4" in (out / "h200-standard" / "rayjob-verl-grpo-001.yaml").read_text()
     assert sorted(os.listdir(out)) == ["h200-standard"]
 
 
