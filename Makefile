@@ -41,14 +41,16 @@ generate: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check cdk8s tests tools bench
 	$(BIN)/ruff format --check cdk8s tests tools bench
+	$(BIN)/shellcheck scripts/*.sh
 
 test: $(STAMP) tools oracle lint
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q
 
 # Regenerate everything generated, then show what changed: read `git diff` before committing.
 goldens: generate
-	git status --short -- dist charts overlays
-	git diff --stat -- dist charts overlays
+	$(BIN)/python -m tests.scripts_harness
+	git status --short -- dist charts overlays tests/goldens
+	git diff --stat -- dist charts overlays tests/goldens
 
 # CI: generated files must equal what the generator makes from the committed code.
 check-generated: generate

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
 
-os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+import cdk8s
 
-import cdk8s  # noqa: E402
-
-from .constructs.base import ManifestConstruct  # noqa: E402
-from .constructs.gcs_fuse_storage import GcsFuseStorage  # noqa: E402
-from .constructs.grpo_ray_job import GrpoRayJob  # noqa: E402
-from .constructs.network_mapping import NetworkMapping  # noqa: E402
-from .constructs.training_identity import TrainingIdentity  # noqa: E402
-from .constructs.verl_ray_cluster import VerlRayCluster  # noqa: E402
-from .values.derive import CHART_NAME, DeploySpec  # noqa: E402
+from .constructs.base import ManifestConstruct
+from .constructs.gcs_fuse_storage import GcsFuseStorage
+from .constructs.grpo_ray_job import GrpoRayJob
+from .constructs.network_mapping import NetworkMapping
+from .constructs.training_identity import TrainingIdentity
+from .constructs.verl_ray_cluster import VerlRayCluster
+from .values.derive import CHART_NAME, DeploySpec
 
 
 def top_labels(spec: DeploySpec) -> dict[str, str]:

@@ -82,6 +82,18 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--verl-version", default=None, help="verl version the job runs (default: the kit's)")
     check.add_argument("-o", "--output", choices=["text", "json"], default="text")
 
+    env = verbs.add_parser("env", help="print the shell variables the scripts/ read (from the same values)")
+    env.add_argument(
+        "--profile", default="b200-standard", metavar="NAME", help="shipped profile (default: b200-standard)"
+    )
+    _values_flags(env)
+    env.add_argument(
+        "--network-base",
+        default=None,
+        metavar="CIDR",
+        help="range the 9 subnets are cut from as /24s (default: 10.100.0.0/16)",
+    )
+
     validate = verbs.add_parser(
         "validate", help="validate manifests strictly (Kubernetes schema, CRDs, operator rules)"
     )
@@ -114,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
             return _validate(args)
         if args.verb == "check":
             return _check(args)
+        if args.verb == "env":
+            return _env(args)
         if args.verb == "schema":
             from .values.schema import values_schema
 
@@ -162,6 +176,23 @@ def _check(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     return EXIT_INVALID if failed else 0
+
+
+def _env(args: argparse.Namespace) -> int:
+    from .shell_env import DEFAULT_NETWORK_BASE, render_env, shell_env
+    from .values.derive import deploy_spec
+    from .values.loader import load_values
+
+    (profile,) = _profiles([args.profile])
+    spec = deploy_spec(
+        load_values(profile.layer(), args.values, _sets(args)), Release(args.release_name, args.namespace)
+    )
+    try:
+        env = shell_env(spec, profile, args.network_base or DEFAULT_NETWORK_BASE)
+    except ValueError as e:
+        raise ValuesError([str(e)]) from e
+    sys.stdout.write(render_env(env))
+    return 0
 
 
 def _profiles(names: list[str]) -> list:

@@ -1,0 +1,64 @@
+"""`verl-grpo env`: the shell variables the gcloud scripts need, from the same values as the manifests."""
+
+from __future__ import annotations
+
+import ipaddress
+import shlex
+
+from . import VERL_VERSION
+from .profiles import Profile
+from .values.derive import DeploySpec
+from .values.networks import nic_networks
+
+# A /16 holds the gVNIC subnet and the 8 RDMA subnets as /24s, in NIC order.
+DEFAULT_NETWORK_BASE = "10.100.0.0/16"
+GPU_NODE_POOL = "gpu-pool"
+HF_TOKEN_SECRET = "hf-token"
+
+
+def subnet_ranges(base: str, count: int) -> list[str]:
+    network = ipaddress.ip_network(base, strict=True)
+    if network.prefixlen > 24 - (count - 1).bit_length():
+        raise ValueError(f"--network-base {base}: too small for {count} /24 subnets")
+    return [str(s) for _, s in zip(range(count), network.subnets(new_prefix=24), strict=False)]
+
+
+def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NETWORK_BASE) -> dict[str, str]:
+    v, gpu = spec.values, spec.gpu
+    nets = nic_networks(v.network.prefix)
+    ranges = subnet_ranges(network_base, len(nets))
+    return {
+        "PROFILE": profile.name,
+        "DIST_DIR": f"dist/{profile.name}",
+        "GPU_TYPE": gpu.name,
+        "MACHINE_TYPE": gpu.machine_type,
+        "ACCELERATOR": gpu.accelerator,
+        "GPUS_PER_NODE": str(gpu.gpus_per_node),
+        "MIN_GKE_VERSION": gpu.min_gke_version,
+        "CLUSTER_MODE": v.cluster.mode,
+        "SPOT": "true" if v.cluster.spot else "false",
+        "NODE_COUNT": str(v.worker.replicas),
+        "CPU_MACHINE_TYPE": v.cluster.cpu_machine_type,
+        "CPU_NODE_POOL": v.cluster.cpu_node_pool,
+        "GPU_NODE_POOL": GPU_NODE_POOL,
+        "NETWORK_BASE": network_base,
+        "GVNIC_VPC": nets[0].vpc,
+        "GVNIC_SUBNET": nets[0].subnet,
+        "GVNIC_RANGE": ranges[0],
+        "RDMA_VPC": nets[1].vpc,
+        "RDMA_SUBNETS": " ".join(n.subnet for n in nets[1:]),
+        "RDMA_RANGES": " ".join(ranges[1:]),
+        "BUCKET": v.storage.bucket,
+        "MODEL_DIR": v.storage.model_dir,
+        "DATA_DIR": v.storage.data_dir,
+        "VERL_DIR": v.storage.verl_dir,
+        "CHECKPOINT_DIR": v.storage.checkpoint_dir,
+        "KSA_NAME": v.service_account.name,
+        "NAMESPACE": spec.release.namespace,
+        "HF_TOKEN_SECRET": HF_TOKEN_SECRET,
+        "VERL_VERSION": VERL_VERSION,
+    }
+
+
+def render_env(env: dict[str, str]) -> str:
+    return "".join(f"{key}={shlex.quote(value)}\n" for key, value in env.items())

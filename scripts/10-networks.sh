@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Step 1: the gVNIC VPC, subnet and internal firewall rule; the RDMA VPC on the zonal RoCE profile
+# with its 8 subnets. Ranges are cut from NETWORK_BASE (verl-grpo env) so they never overlap.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+parse_flags "$@"
+load_settings
+check_location
+
+ensure "network $GVNIC_VPC" gcloud compute networks describe "$GVNIC_VPC" --project="$PROJECT" -- \
+  gcloud compute networks create "$GVNIC_VPC" --project="$PROJECT" --subnet-mode=custom --mtu=8244
+ensure "subnet $GVNIC_SUBNET" gcloud compute networks subnets describe "$GVNIC_SUBNET" --project="$PROJECT" --region="$REGION" -- \
+  gcloud compute networks subnets create "$GVNIC_SUBNET" --project="$PROJECT" --region="$REGION" \
+  --network="$GVNIC_VPC" --range="$GVNIC_RANGE"
+ensure "firewall $GVNIC_VPC-internal" gcloud compute firewall-rules describe "$GVNIC_VPC-internal" --project="$PROJECT" -- \
+  gcloud compute firewall-rules create "$GVNIC_VPC-internal" --project="$PROJECT" --network="$GVNIC_VPC" \
+  --action=ALLOW --rules=tcp:0-65535,udp:0-65535,icmp --source-ranges="$NETWORK_BASE"
+
+# The RoCE network profile is zonal: ZONE-vpc-roce, never the region.
+ensure "network $RDMA_VPC" gcloud compute networks describe "$RDMA_VPC" --project="$PROJECT" -- \
+  gcloud compute networks create "$RDMA_VPC" --project="$PROJECT" --network-profile="$ZONE-vpc-roce" \
+  --subnet-mode=custom --mtu=8896
+read -r -a subnets <<<"$RDMA_SUBNETS"
+read -r -a ranges <<<"$RDMA_RANGES"
+for i in "${!subnets[@]}"; do
+  ensure "subnet ${subnets[$i]}" gcloud compute networks subnets describe "${subnets[$i]}" --project="$PROJECT" --region="$REGION" -- \
+    gcloud compute networks subnets create "${subnets[$i]}" --project="$PROJECT" --region="$REGION" \
+    --network="$RDMA_VPC" --range="${ranges[$i]}"
+done

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Step 5: the bucket, the Workload Identity binding (objectUser on this bucket only) and, when
+# HF_TOKEN_FILE is set, the Hugging Face token Secret. The token is read from that file
+# (or standard input with HF_TOKEN_FILE=-), never from the command line, never printed.
+# The Kubernetes service account itself comes with the manifests (helm or kubectl apply).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+parse_flags "$@"
+load_settings
+check_location
+
+ensure "bucket gs://$BUCKET" gcloud storage buckets describe "gs://$BUCKET" --project="$PROJECT" -- \
+  gcloud storage buckets create "gs://$BUCKET" --project="$PROJECT" --location="$REGION" \
+  --uniform-bucket-level-access --enable-hierarchical-namespace
+
+number=$(gcloud projects describe "$PROJECT" --format='value(projectNumber)')
+member="principal://iam.googleapis.com/projects/$number/locations/global/workloadIdentityPools/$PROJECT.svc.id.goog/subject/ns/$NAMESPACE/sa/$KSA_NAME"
+if gcloud storage buckets get-iam-policy "gs://$BUCKET" --project="$PROJECT" --format=json 2>/dev/null | grep -qF "$member"; then
+  log "IAM binding for $KSA_NAME exists"
+else
+  run gcloud storage buckets add-iam-policy-binding "gs://$BUCKET" --project="$PROJECT" \
+    --member="$member" --role=roles/storage.objectUser
+fi
+
+if [[ -n ${HF_TOKEN_FILE:-} ]]; then
+  check_cluster_name
+  run gcloud container clusters get-credentials "$CLUSTER" --project="$PROJECT" --location="$REGION"
+  source_file=$HF_TOKEN_FILE
+  [[ $source_file == - ]] && source_file=/dev/stdin
+  [[ $source_file == /dev/stdin || -r $source_file ]] || die "HF_TOKEN_FILE=$HF_TOKEN_FILE is not readable"
+  ensure "secret $HF_TOKEN_SECRET" kubectl get secret "$HF_TOKEN_SECRET" -n "$NAMESPACE" -- \
+    kubectl create secret generic "$HF_TOKEN_SECRET" -n "$NAMESPACE" --from-file=token="$source_file"
+else
+  log "HF_TOKEN_FILE not set: no Hugging Face token Secret (not needed when the model is in the bucket)"
+fi

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Delete, in reverse order, everything up.sh created. Asks first unless --yes.
+# KEEP_BUCKET=true keeps the bucket (model, data, checkpoints) and its IAM binding.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+parse_flags "$@"
+load_settings
+check_location
+check_cluster_name
+confirm "Delete cluster $CLUSTER, its networks${KEEP_BUCKET:+ (keeping the bucket)} in $PROJECT?"
+
+location=(--project="$PROJECT" --location="$REGION")
+if [[ $CLUSTER_MODE == standard ]]; then
+  remove "node pool $GPU_NODE_POOL" gcloud container node-pools describe "$GPU_NODE_POOL" --cluster="$CLUSTER" "${location[@]}" -- \
+    gcloud container node-pools delete "$GPU_NODE_POOL" --cluster="$CLUSTER" "${location[@]}" --quiet
+fi
+remove "cluster $CLUSTER" gcloud container clusters describe "$CLUSTER" "${location[@]}" -- \
+  gcloud container clusters delete "$CLUSTER" "${location[@]}" --quiet
+
+if [[ ${KEEP_BUCKET:-false} != true ]]; then
+  number=$(gcloud projects describe "$PROJECT" --format='value(projectNumber)')
+  member="principal://iam.googleapis.com/projects/$number/locations/global/workloadIdentityPools/$PROJECT.svc.id.goog/subject/ns/$NAMESPACE/sa/$KSA_NAME"
+  if gcloud storage buckets get-iam-policy "gs://$BUCKET" --project="$PROJECT" --format=json 2>/dev/null | grep -qF "$member"; then
+    run gcloud storage buckets remove-iam-policy-binding "gs://$BUCKET" --project="$PROJECT" \
+      --member="$member" --role=roles/storage.objectUser
+  fi
+  remove "bucket gs://$BUCKET" gcloud storage buckets describe "gs://$BUCKET" --project="$PROJECT" -- \
+    gcloud storage rm --recursive "gs://$BUCKET"
+fi
+
+read -r -a subnets <<<"$RDMA_SUBNETS"
+for subnet in "${subnets[@]}"; do
+  remove "subnet $subnet" gcloud compute networks subnets describe "$subnet" --project="$PROJECT" --region="$REGION" -- \
+    gcloud compute networks subnets delete "$subnet" --project="$PROJECT" --region="$REGION" --quiet
+done
+remove "network $RDMA_VPC" gcloud compute networks describe "$RDMA_VPC" --project="$PROJECT" -- \
+  gcloud compute networks delete "$RDMA_VPC" --project="$PROJECT" --quiet
+remove "firewall $GVNIC_VPC-internal" gcloud compute firewall-rules describe "$GVNIC_VPC-internal" --project="$PROJECT" -- \
+  gcloud compute firewall-rules delete "$GVNIC_VPC-internal" --project="$PROJECT" --quiet
+remove "subnet $GVNIC_SUBNET" gcloud compute networks subnets describe "$GVNIC_SUBNET" --project="$PROJECT" --region="$REGION" -- \
+  gcloud compute networks subnets delete "$GVNIC_SUBNET" --project="$PROJECT" --region="$REGION" --quiet
+remove "network $GVNIC_VPC" gcloud compute networks describe "$GVNIC_VPC" --project="$PROJECT" -- \
+  gcloud compute networks delete "$GVNIC_VPC" --project="$PROJECT" --quiet

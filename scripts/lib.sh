@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Shared by every step script: flags, settings from `verl-grpo env`, and run/exists/require.
+# Sourced, not run. Steps read like the tutorial: one gcloud or kubectl call per step, guarded.
+set -euo pipefail
+
+SCRIPTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$SCRIPTS_DIR/.." && pwd)
+DRY_RUN=false
+ASSUME_YES=false
+VALUES_ARGS=()
+
+usage_common() {
+  cat >&2 <<USAGE
+Flags: --dry-run (print commands, change nothing)  --yes (do not ask)
+       --profile NAME (default: \$PROFILE or b200-standard)  -f/--values FILE  --set KEY=VALUE
+Settings from the environment: PROJECT REGION ZONE CLUSTER, and per step the ones it names.
+USAGE
+}
+
+parse_flags() {
+  while (($#)); do
+    case "$1" in
+      --dry-run) DRY_RUN=true ;;
+      --yes) ASSUME_YES=true ;;
+      --profile) PROFILE=$2; shift ;;
+      -f | --values) VALUES_ARGS+=(-f "$2"); shift ;;
+      --set) VALUES_ARGS+=(--set "$2"); shift ;;
+      -h | --help) usage_common; exit 0 ;;
+      *) echo "error: unknown flag $1" >&2; usage_common; exit 2 ;;
+    esac
+    shift
+  done
+}
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# require VAR... : every missing variable named at once, before any cloud call.
+require() {
+  local missing=() name
+  for name in "$@"; do
+    [[ -n ${!name:-} ]] || missing+=("$name")
+  done
+  ((${#missing[@]} == 0)) || die "set ${missing[*]} (see scripts/README section in README.md)"
+}
+
+# Settings the manifests use come from the same values: never typed twice. up.sh computes them
+# once and hands them to each step in VERL_ENV.
+load_settings() {
+  local env_out
+  if [[ -n ${VERL_ENV:-} ]]; then
+    eval "$VERL_ENV"
+    return
+  fi
+  env_out=$("${VERL_GRPO:-$REPO_DIR/.venv/bin/verl-grpo}" env --profile "${PROFILE:-b200-standard}" \
+    ${NAMESPACE:+-n "$NAMESPACE"} "${VALUES_ARGS[@]}") || die "verl-grpo env failed"
+  eval "$env_out"
+}
+
+# The checks that would otherwise fail minutes into a cloud operation.
+check_location() {
+  require PROJECT REGION ZONE
+  [[ $ZONE == "$REGION"-? ]] || die "ZONE=$ZONE is not in REGION=$REGION (expected $REGION-a, -b, ...)"
+  [[ $PROJECT =~ ^[a-z][-a-z0-9]{4,28}[a-z0-9]$ ]] || die "PROJECT=$PROJECT is not a GCP project id"
+}
+
+check_cluster_name() {
+  require CLUSTER
+  [[ $CLUSTER =~ ^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$ ]] || die "CLUSTER=$CLUSTER: lowercase letters, digits, '-', at most 40"
+}
+
+# version_at_least A B: A >= B for GKE versions like 1.32.2-gke.1475000.
+version_at_least() {
+  [[ $(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1) == "$2" ]]
+}
+
+mask() {
+  local arg out=()
+  for arg in "$@"; do
+    case "$arg" in
+      --from-literal=*) out+=("--from-literal=***") ;;
+      *) out+=("$arg") ;;
+    esac
+  done
+  printf '%q ' "${out[@]}"
+}
+
+# run CMD...: print it (secrets masked); execute unless --dry-run.
+run() {
+  printf '+ %s\n' "$(mask "$@")" >&2
+  [[ $DRY_RUN == true ]] && return 0
+  "$@"
+}
+
+# exists CMD...: a describe/get that answers true or false, quietly.
+exists() { "$@" >/dev/null 2>&1; }
+
+# ensure WHAT DESCRIBE... -- CREATE...: create unless the describe finds it.
+ensure() {
+  local what=$1 describe=()
+  shift
+  while [[ $1 != -- ]]; do describe+=("$1"); shift; done
+  shift
+  if exists "${describe[@]}"; then
+    log "$what exists"
+  else
+    run "$@"
+  fi
+}
+
+# remove WHAT DESCRIBE... -- DELETE...: delete only what is there.
+remove() {
+  local what=$1 describe=()
+  shift
+  while [[ $1 != -- ]]; do describe+=("$1"); shift; done
+  shift
+  if exists "${describe[@]}"; then
+    run "$@"
+  else
+    log "$what already gone"
+  fi
+}
+
+confirm() {
+  [[ $ASSUME_YES == true || $DRY_RUN == true ]] && return 0
+  local answer
+  read -r -p "$1 [y/N] " answer
+  [[ $answer == y || $answer == Y ]] || die "stopped"
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# From an empty project to a cluster that can run the job: every step, in order. Safe to re-run.
+set -euo pipefail
+here=$(dirname "${BASH_SOURCE[0]}")
+source "$here/lib.sh"
+parse_flags "$@"
+VERL_ENV=$("${VERL_GRPO:-$REPO_DIR/.venv/bin/verl-grpo}" env --profile "${PROFILE:-b200-standard}" \
+  ${NAMESPACE:+-n "$NAMESPACE"} "${VALUES_ARGS[@]}") || die "verl-grpo env failed"
+export VERL_ENV
+for step in 10-networks 20-cluster 30-gpu-pool 40-rdma 50-storage 60-data; do
+  printf '\n### %s\n' "$step" >&2
+  "$here/$step.sh" "$@"
+done

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""A stand-in for gcloud, kubectl and git that cannot reach a cloud: it records every call,
+keeps state (what exists) and fails on demand.
+
+    FAKE_STATE=dir      calls.jsonl (one call per line) and state.json live here
+    FAKE_FAIL_AT=N      the Nth mutating call fails (exit 1), counted across the whole run
+    FAKE_PROJECT_NUMBER project number `gcloud projects describe` prints (default 123456789012)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+READ_VERBS = {"describe", "get", "ls", "get-iam-policy", "list", "get-credentials", "version"}
+GCLOUD_VERBS = {
+    "create",
+    "create-auto",
+    "describe",
+    "delete",
+    "add-iam-policy-binding",
+    "remove-iam-policy-binding",
+    "get-iam-policy",
+    "get-credentials",
+    "ls",
+    "rsync",
+    "rm",
+}
+
+
+def positional(args: list[str]) -> list[str]:
+    return [a for a in args if not a.startswith("-")]
+
+
+def flag(args: list[str], name: str) -> str | None:
+    for a in args:
+        if a.startswith(f"--{name}="):
+            return a.split("=", 1)[1]
+    return None
+
+
+class Cloud:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.state_file = root / "state.json"
+        self.state = (
+            json.loads(self.state_file.read_text())
+            if self.state_file.exists()
+            else {"resources": [], "iam": [], "objects": [], "mutations": 0}
+        )
+
+    def save(self) -> None:
+        self.state_file.write_text(json.dumps(self.state, indent=1))
+
+    def record(self, tool: str, args: list[str]) -> None:
+        with (self.root / "calls.jsonl").open("a") as f:
+            f.write(json.dumps({"tool": tool, "args": args}) + "\n")
+
+    def mutate(self) -> None:
+        self.state["mutations"] += 1
+        fail_at = int(os.environ.get("FAKE_FAIL_AT", "0"))
+        if fail_at and self.state["mutations"] == fail_at:
+            self.save()
+            sys.exit(f"fake: injected failure at mutating call {fail_at}")
+
+    def add(self, key: str) -> None:
+        if key in self.state["resources"]:
+            sys.exit(f"ERROR: {key} already exists")
+        self.state["resources"].append(key)
+
+    def drop(self, key: str) -> None:
+        if key not in self.state["resources"]:
+            sys.exit(f"ERROR: {key} not found")
+        self.state["resources"].remove(key)
+
+
+def gcloud(cloud: Cloud, args: list[str]) -> int:
+    words = positional(args)
+    verb_at = next(i for i, w in enumerate(words) if w in GCLOUD_VERBS or (w == "describe"))
+    verb, group = words[verb_at], " ".join(words[:verb_at])
+    name = words[verb_at + 1] if len(words) > verb_at + 1 else ""
+    if group == "projects" and verb == "describe":
+        print(os.environ.get("FAKE_PROJECT_NUMBER", "123456789012"))
+        return 0
+    if group == "container clusters" and verb == "get-credentials":
+        return 0 if f"container clusters {name}" in cloud.state["resources"] else 1
+    key = f"{group} {name}"
+    if verb == "describe":
+        return 0 if key in cloud.state["resources"] else 1
+    if verb == "storage ls" or (group == "storage" and verb == "ls"):
+        return 0 if any(name.startswith(prefix) for prefix in cloud.state["objects"]) else 1
+    if verb == "get-iam-policy":
+        bindings = [{"role": role, "members": [m]} for b, m, role in cloud.state["iam"] if b == name]
+        print(json.dumps({"bindings": bindings}))
+        return 0
+    cloud.mutate()
+    if verb in ("create", "create-auto"):
+        cloud.add(f"{'container clusters' if verb == 'create-auto' else group} {name}")
+    elif verb == "delete":
+        cloud.drop(key)
+    elif verb == "rm":
+        cloud.drop(f"storage buckets {name}")
+        cloud.state["objects"] = [o for o in cloud.state["objects"] if not o.startswith(name)]
+    elif verb == "rsync":
+        cloud.state["objects"].append(words[verb_at + 2].rstrip("/") + "/")
+    elif verb == "add-iam-policy-binding":
+        cloud.state["iam"].append([name, flag(args, "member"), flag(args, "role")])
+    elif verb == "remove-iam-policy-binding":
+        cloud.state["iam"].remove([name, flag(args, "member"), flag(args, "role")])
+    return 0
+
+
+def kubectl(cloud: Cloud, args: list[str]) -> int:
+    words = positional(args)
+    verb = words[0]
+    namespace = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "-n"), "default")
+    if verb == "get":
+        return 0 if f"k8s {words[1]} {namespace}/{words[2]}" in cloud.state["resources"] else 1
+    cloud.mutate()
+    if verb == "create":
+        kind = words[1]
+        name = words[3] if kind == "secret" else words[2]
+        for a in args:  # read what --from-file points at, as kubectl would (the content is not recorded)
+            if a.startswith("--from-file=") and a.split("=", 2)[-1] == "/dev/stdin":
+                sys.stdin.read()
+        cloud.add(f"k8s {kind} {namespace}/{name}")
+    return 0
+
+
+def git(cloud: Cloud, args: list[str]) -> int:
+    if args and args[0] == "clone":
+        Path(positional(args)[-1]).mkdir(parents=True, exist_ok=True)
+    return 0
+
+
+def main() -> int:
+    tool, args = Path(sys.argv[0]).name, sys.argv[1:]
+    root = Path(os.environ["FAKE_STATE"])
+    root.mkdir(parents=True, exist_ok=True)
+    cloud = Cloud(root)
+    cloud.record(tool, args)
+    try:
+        return {"gcloud": gcloud, "kubectl": kubectl, "git": git}[tool](cloud, args)
+    finally:
+        cloud.save()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""Run scripts/ against the recording fakes (tests/fakes), and the reviewed golden call lists."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+from pathlib import Path
+
+from .conftest import REPO
+
+FAKES = REPO / "tests" / "fakes"
+GOLDENS = REPO / "tests" / "goldens" / "scripts"
+GOLDEN_PROFILES = ["b200-standard", "h200-standard", "b200-autopilot", "h200-autopilot"]
+READ_ONLY = {"describe", "get", "ls", "get-iam-policy", "get-credentials"}
+
+
+def script_env(state: Path, data: Path, **extra: str) -> dict[str, str]:
+    model, gsm = data / "model", data / "gsm8k"
+    model.mkdir(parents=True, exist_ok=True)
+    gsm.mkdir(parents=True, exist_ok=True)
+    (model / "config.json").write_text("{}")
+    for split in ("train", "test"):
+        (gsm / f"{split}.parquet").write_bytes(b"PAR1")
+    return {
+        "PATH": f"{FAKES}:{REPO / '.venv' / 'bin'}:/usr/bin:/bin",
+        "HOME": os.environ.get("HOME", "/root"),
+        "FAKE_STATE": str(state),
+        "PROJECT": "my-project",
+        "REGION": "us-central1",
+        "ZONE": "us-central1-b",
+        "CLUSTER": "verl",
+        "MODEL_SOURCE_DIR": str(model),
+        "GSM8K_DIR": str(gsm),
+        "TMPDIR": str(data),
+        **extra,
+    }
+
+
+def run_script(name: str, env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(REPO / "scripts" / name), *args],
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def calls(state: Path) -> list[dict]:
+    log = state / "calls.jsonl"
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def mutating(recorded: list[dict]) -> list[dict]:
+    def verb(c: dict) -> str:
+        words = [a for a in c["args"] if not a.startswith("-")]
+        if c["tool"] == "kubectl":
+            return words[0]
+        if words[:2] == ["projects", "describe"]:
+            return "describe"
+        return next(
+            (
+                w
+                for w in words
+                if w in READ_ONLY
+                or w
+                in {
+                    "create",
+                    "create-auto",
+                    "delete",
+                    "rsync",
+                    "rm",
+                    "add-iam-policy-binding",
+                    "remove-iam-policy-binding",
+                    "clone",
+                }
+            ),
+            "?",
+        )
+
+    return [c for c in recorded if verb(c) not in READ_ONLY]
+
+
+def normalized(recorded: list[dict], data: Path) -> str:
+    lines = []
+    for c in recorded:
+        line = f"{c['tool']} {shlex.join(c['args'])}"
+        line = line.replace(str(REPO), "<repo>").replace(str(data), "<data>")
+        line = re.sub(r"<data>/tmp\.\w+", "<data>/<clone>", line)
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def recorded_up(profile: str, workdir: Path) -> str:
+    state, data = workdir / "state", workdir / "data"
+    done = run_script("up.sh", script_env(state, data, PROFILE=profile))
+    assert done.returncode == 0, done.stderr
+    return normalized(calls(state), data)
+
+
+def update_goldens() -> None:
+    import tempfile
+
+    GOLDENS.mkdir(parents=True, exist_ok=True)
+    for profile in GOLDEN_PROFILES:
+        with tempfile.TemporaryDirectory() as tmp:
+            (GOLDENS / f"up-{profile}.txt").write_text(recorded_up(profile, Path(tmp)))
+
+
+if __name__ == "__main__":
+    update_goldens()
