@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: generate test lint goldens venv tools oracle clean check-generated bench
+.PHONY: generate test lint goldens venv tools oracle scanner clean check-generated bench
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
@@ -35,6 +35,15 @@ ORACLES := .venv-verl-0.6.1/.installed .venv-verl-0.9.1/.installed
 
 oracle: $(ORACLES)
 
+# checkov, the security scanner the rendered manifests must pass (its own venv: many dependencies).
+SCANNER := .venv-checkov/.installed
+$(SCANNER): tests/security/constraints-checkov.txt
+	$(PY) -m venv .venv-checkov
+	.venv-checkov/bin/python -m pip install -q -c $< checkov
+	touch $@
+
+scanner: $(SCANNER)
+
 generate: $(STAMP)
 	$(BIN)/verl-grpo generate
 
@@ -43,7 +52,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check cdk8s tests tools bench
 	$(BIN)/shellcheck scripts/*.sh
 
-test: $(STAMP) tools oracle lint
+test: $(STAMP) tools oracle scanner lint
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q
 
 # Regenerate everything generated, then show what changed: read `git diff` before committing.
@@ -58,7 +67,7 @@ check-generated: generate
 	test -z "$$(git status --porcelain -- dist charts overlays)"
 
 clean:
-	rm -rf $(VENV) .venv-verl-* .cache cdk8s.out
+	rm -rf $(VENV) .venv-verl-* .venv-checkov .cache cdk8s.out
 
 bench: $(STAMP) tools
 	$(BIN)/python bench/bench.py --runs 5

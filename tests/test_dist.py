@@ -80,27 +80,6 @@ def test_usage_errors_exit_2(capsys):
     assert main(["synth", "-o", "-"]) == 2
 
 
-def test_a_failure_while_writing_leaves_the_previous_tree(fresh, tmp_path, monkeypatch):
-    out = tmp_path / "dist"
-    shutil.copytree(fresh, out)
-    before = tree(out)
-    calls = {"n": 0}
-    real_write_text = type(out).write_text
-
-    def flaky(self, *a, **kw):
-        calls["n"] += 1
-        if calls["n"] == 30:
-            raise OSError("disk full")
-        return real_write_text(self, *a, **kw)
-
-    monkeypatch.setattr(type(out), "write_text", flaky)
-    with pytest.raises(OSError, match="disk full"):
-        main(["synth", "-o", str(out), "--set", "worker.replicas=4"])
-    monkeypatch.undo()
-    assert tree(out) == before
-    assert sorted(os.listdir(tmp_path)) == ["dist"]
-
-
 def test_without_renameat2_the_fallback_still_replaces(fresh, tmp_path, monkeypatch):
     out = tmp_path / "dist"
     monkeypatch.setattr(atomic, "_exchange", lambda a, b: False)

@@ -11,6 +11,7 @@ from .constructs.base import ManifestConstruct
 from .constructs.gcs_fuse_storage import GcsFuseStorage
 from .constructs.grpo_ray_job import GrpoRayJob
 from .constructs.network_mapping import NetworkMapping
+from .constructs.network_policy import RayNetworkPolicy
 from .constructs.training_identity import TrainingIdentity
 from .constructs.verl_ray_cluster import VerlRayCluster
 from .values.derive import CHART_NAME, DeploySpec
@@ -36,7 +37,8 @@ class VerlGrpoChart(cdk8s.Chart):
         storage = GcsFuseStorage(self, "storage", spec)
         cluster = VerlRayCluster(self, "cluster", spec, storage=storage, network=network, identity=identity)
         job = GrpoRayJob(self, "job", spec, cluster=cluster)
-        self.parts: list[ManifestConstruct] = [network, identity, storage, cluster, job]
+        policy = RayNetworkPolicy(self, "policy", spec)
+        self.parts: list[ManifestConstruct] = [network, identity, storage, cluster, job, policy]
 
 
 @dataclass(frozen=True)

@@ -135,9 +135,17 @@ def main(argv: list[str] | None = None) -> int:
             return 0
     except ValuesError as e:
         for line in e.problems:
-            print(f"error: {line}", file=sys.stderr)
+            print(f"error: {one_line(line)}", file=sys.stderr)
+        return EXIT_INVALID
+    except Exception as e:  # noqa: BLE001 - one line, never a traceback; the fuzz tests keep this unused
+        print(f"verl-grpo: internal error: {type(e).__name__}: {e} (please report)", file=sys.stderr)
         return EXIT_INVALID
     return 2
+
+
+def one_line(text: str) -> str:
+    """Input can put newlines or control characters into a message: show them escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -170,7 +178,7 @@ def _check(args: argparse.Namespace) -> int:
     else:
         for name, problems in report.items():
             for p in problems:
-                print(f"{name}: {p.line()}")
+                print(one_line(f"{name}: {p.line()}"))
             print(
                 f"{name}: verl {version}: {'ok' if not problems else f'{len(problems)} problem(s)'}",
                 file=sys.stderr,
@@ -222,7 +230,7 @@ def _validate(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         for f in findings:
-            print(f.line())
+            print(one_line(f.line()))
         print(
             f"{len(docs)} objects, {len(errors)} errors, {len(findings) - len(errors)} warnings",
             file=sys.stderr,

@@ -29,6 +29,7 @@ class ManifestConstruct(Construct):
         kind: str,
         name: str,
         namespace: str | None = None,
+        annotations: dict[str, str] | None = None,
         body: dict[str, Any],
     ) -> None:
         obj = cdk8s.ApiObject(
@@ -36,7 +37,7 @@ class ManifestConstruct(Construct):
             id,
             api_version=api_version,
             kind=kind,
-            metadata=cdk8s.ApiObjectMetadata(name=name, namespace=namespace),
+            metadata=cdk8s.ApiObjectMetadata(name=name, namespace=namespace, annotations=annotations),
         )
         # The Python ApiObject takes no spec=; top-level fields go in as JSON patches.
         for key, value in body.items():

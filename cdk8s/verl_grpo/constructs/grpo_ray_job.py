@@ -6,6 +6,7 @@ from constructs import Construct
 
 from ..values.derive import DeploySpec
 from .base import ManifestConstruct
+from .pod_security import NAMESPACED_EXCEPTIONS, skip_annotations
 from .runtime_env import entrypoint, runtime_env_yaml
 from .verl_ray_cluster import VerlRayCluster
 
@@ -30,6 +31,7 @@ class GrpoRayJob(ManifestConstruct):
                         "shutdownAfterJobFinishes": v.job.shutdown_after_job_finishes,
                         "ttlSecondsAfterFinished": v.job.ttl_seconds_after_finished,
                         "activeDeadlineSeconds": v.job.active_deadline_seconds,
+                        "preRunningDeadlineSeconds": v.job.pre_running_deadline_seconds,
                         "backoffLimit": v.job.backoff_limit,
                         "rayClusterSpec": cluster.spec,
                     }
@@ -43,6 +45,7 @@ class GrpoRayJob(ManifestConstruct):
                 kind="ConfigMap",
                 name=f"{rel.name}-submit",
                 namespace=rel.namespace,
+                annotations=skip_annotations(NAMESPACED_EXCEPTIONS),
                 body={
                     "data": {"entrypoint.sh": entrypoint(spec), "runtime-env.yaml": runtime_env_yaml(spec)}
                 },

@@ -6,6 +6,7 @@ from constructs import Construct
 
 from ..values.derive import DeploySpec
 from .base import ManifestConstruct
+from .pod_security import NAMESPACED_EXCEPTIONS, skip_annotations
 
 
 class TrainingIdentity(ManifestConstruct):
@@ -20,5 +21,6 @@ class TrainingIdentity(ManifestConstruct):
             kind="ServiceAccount",
             name=self.name,
             namespace=spec.release.namespace,
+            annotations=skip_annotations(NAMESPACED_EXCEPTIONS),
             body={},
         )

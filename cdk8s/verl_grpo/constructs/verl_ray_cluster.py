@@ -10,6 +10,14 @@ from ..values.derive import DeploySpec
 from .base import ManifestConstruct, pod_labels
 from .gcs_fuse_storage import GcsFuseStorage
 from .network_mapping import NetworkMapping
+from .pod_security import (
+    COMMON_EXCEPTIONS,
+    HEAD_CONTAINER_SECURITY,
+    POD_SECURITY_CONTEXT,
+    WORKER_CONTAINER_SECURITY,
+    WORKER_EXCEPTIONS,
+    skip_annotations,
+)
 from .runtime_env import LD_LIBRARY_PATH
 from .training_identity import TrainingIdentity
 
@@ -67,11 +75,19 @@ class VerlRayCluster(ManifestConstruct):
                 "cloud.google.com/machine-family": v.cluster.head_machine_family,
             }
         return {
+            # Dashboard and client stay inside the cluster: reach them with kubectl port-forward.
+            "serviceType": "ClusterIP",
             "rayStartParams": {"dashboard-host": "0.0.0.0"},
             "template": {
-                "metadata": {"labels": pod_labels(spec.release.name), "annotations": storage.pod_annotations},
+                "metadata": {
+                    "labels": pod_labels(spec.release.name),
+                    "annotations": {**storage.pod_annotations, **skip_annotations(COMMON_EXCEPTIONS)},
+                },
                 "spec": {
                     "serviceAccountName": identity.name,
+                    # Ray needs no Kubernetes API access without the autoscaler; GCS FUSE uses its own token.
+                    "automountServiceAccountToken": False,
+                    "securityContext": POD_SECURITY_CONTEXT,
                     "nodeSelector": selector,
                     "containers": [
                         {
@@ -80,6 +96,7 @@ class VerlRayCluster(ManifestConstruct):
                             "imagePullPolicy": v.image.pull_policy,
                             "ports": [{"containerPort": port, "name": name} for name, port in HEAD_PORTS],
                             "resources": _resources(v.head.cpu, v.head.memory, v.head.ephemeral_storage),
+                            "securityContext": HEAD_CONTAINER_SECURITY,
                             "volumeMounts": [
                                 {"name": "ray-logs", "mountPath": "/tmp/ray"},
                                 *storage.volume_mounts(),
@@ -112,10 +129,16 @@ class VerlRayCluster(ManifestConstruct):
             "template": {
                 "metadata": {
                     "labels": pod_labels(spec.release.name),
-                    "annotations": {**storage.pod_annotations, **network.pod_annotations},
+                    "annotations": {
+                        **storage.pod_annotations,
+                        **network.pod_annotations,
+                        **skip_annotations(WORKER_EXCEPTIONS),
+                    },
                 },
                 "spec": {
                     "serviceAccountName": identity.name,
+                    "automountServiceAccountToken": False,
+                    "securityContext": POD_SECURITY_CONTEXT,
                     "nodeSelector": selector,
                     "tolerations": v.worker.tolerations,
                     "containers": [
@@ -127,6 +150,7 @@ class VerlRayCluster(ManifestConstruct):
                             "resources": _resources(
                                 d.worker_cpu, d.worker_memory, v.worker.ephemeral_storage, gpus
                             ),
+                            "securityContext": WORKER_CONTAINER_SECURITY,
                             "volumeMounts": [
                                 *(
                                     {"name": name, "mountPath": mount, "readOnly": True}

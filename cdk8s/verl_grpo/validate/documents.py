@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from ..render.yaml_io import load_all
+from ..render.yaml_io import TooLarge, load_all_limited
 
 SUFFIXES = {".yaml", ".yml", ".json"}
 # Files that live beside manifests but are not objects for the API server.
@@ -35,9 +35,14 @@ def read_documents(paths: list[Path]) -> list[Document]:
             if path.suffix not in SUFFIXES or path.name in NOT_MANIFESTS:
                 continue
             try:
-                bodies = load_all(path.read_text())
+                bodies = load_all_limited(path.read_text(encoding="utf-8"))
+            except UnicodeDecodeError as e:
+                raise UnreadableInput(f"{path}: not UTF-8 text ({e.reason})") from e
+            except TooLarge as e:
+                raise UnreadableInput(f"{path}: refused: {e}") from e
             except yaml.YAMLError as e:
-                raise UnreadableInput(f"{path}: not valid YAML: {e}") from e
+                first = str(e).splitlines()[0] if str(e) else type(e).__name__
+                raise UnreadableInput(f"{path}: not valid YAML: {first}") from e
             many = len(bodies) > 1
             docs += [Document(f"{path}#{i}" if many else str(path), b) for i, b in enumerate(bodies)]
     return docs

@@ -33,10 +33,6 @@ for _cls in (HelmValuesLoader, HelmValuesDumper):
 HelmValuesLoader.bool_values = {**HelmValuesLoader.bool_values, "y": True, "n": False}
 
 
-def load_values_yaml(text: str) -> Any:
-    return yaml.load(text, Loader=HelmValuesLoader)
-
-
 def dump_values_yaml(data: Any) -> str:
     return yaml.dump(data, Dumper=HelmValuesDumper, sort_keys=False, width=10_000)
 

@@ -15,7 +15,8 @@ from typing import Any
 import jsonschema
 import yaml
 
-from .helm_yaml import load_values_yaml
+from ..render.yaml_io import TooLarge, load_all_limited
+from .helm_yaml import HelmValuesLoader
 from .model import Values
 from .schema import values_schema
 
@@ -44,13 +45,29 @@ def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+MAX_VALUES_BYTES = 1 << 20
+
+
 def read_values_file(path: Path) -> dict[str, Any]:
     try:
-        data = load_values_yaml(path.read_text())
+        raw = path.read_bytes()
+        if len(raw) > MAX_VALUES_BYTES:
+            raise ValuesError(
+                [f"{path}: {len(raw)} bytes; a values file may hold at most {MAX_VALUES_BYTES}"]
+            )
+        docs = load_all_limited(raw.decode("utf-8"), loader=HelmValuesLoader)
     except OSError as e:
         raise ValuesError([f"{path}: cannot read: {e.strerror}"]) from e
+    except UnicodeDecodeError as e:
+        raise ValuesError([f"{path}: not UTF-8 text ({e.reason} at byte {e.start})"]) from e
+    except TooLarge as e:
+        raise ValuesError([f"{path}: refused: {e}"]) from e
     except yaml.YAMLError as e:
-        raise ValuesError([f"{path}: not valid YAML: {e}"]) from e
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ValuesError([f"{path}: not valid YAML: {first}"]) from e
+    if len(docs) > 1:
+        raise ValuesError([f"{path}: holds {len(docs)} YAML documents; a values file holds one"])
+    data = docs[0] if docs else None
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -211,7 +211,18 @@ class Job(Model):
     active_deadline_seconds: int = field(
         259200, "Fail the job after this many seconds from start.", ge=1, le=2**31 - 1
     )
-    backoff_limit: int = field(1, "Retries of a failed job, each on a new cluster.", ge=0, le=100)
+    pre_running_deadline_seconds: int = field(
+        7200,
+        "Fail a run still waiting for its cluster (GPUs, images) after this many seconds.",
+        ge=1,
+        le=2**31 - 1,
+    )
+    backoff_limit: int = field(
+        1,
+        "Retries of a failed or preempted run, each on a new cluster (resumes from the last checkpoint).",
+        ge=0,
+        le=100,
+    )
 
 
 class Training(Model):

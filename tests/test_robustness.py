@@ -1,0 +1,219 @@
+"""Nothing lost, nothing crashes: failure injection in writes, a killed run, fuzzed input."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verl_grpo.cli import main
+from verl_grpo.render import atomic
+
+from .conftest import tree
+
+FUZZ_CASES = int(os.environ.get("FUZZ_CASES", "150"))
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    root = tmp_path_factory.mktemp("gen")
+    assert main(["generate", "--root", str(root)]) == 0
+    return root
+
+
+def snapshot(root: Path) -> dict:
+    return {d: tree(root / d) for d in ("dist", "charts", "overlays")}
+
+
+# Where a write can break: while staging files, while copying the old tree, at the swap itself.
+INJECTIONS = {
+    "first-file": ("write_text", 1),
+    "middle-of-dist": ("write_text", 120),
+    "chart-templates": ("write_text", 230),
+    "copy-of-old-tree": ("copytree", 1),
+    "swap": ("exchange", 2),
+}
+
+
+@pytest.mark.parametrize("point", INJECTIONS, ids=list(INJECTIONS))
+def test_failure_at_any_point_leaves_previous_output(generated, tmp_path, monkeypatch, point):
+    root = tmp_path / "repo"
+    shutil.copytree(generated, root)
+    before = snapshot(root)
+    what, n = INJECTIONS[point]
+    count = {"n": 0}
+
+    def boom():
+        count["n"] += 1
+        if count["n"] == n:
+            raise OSError(f"injected failure: {point}")
+
+    if what == "write_text":
+        real = Path.write_text
+        monkeypatch.setattr(Path, "write_text", lambda self, *a, **k: (boom(), real(self, *a, **k))[1])
+    elif what == "copytree":
+        real_copy = atomic.shutil.copytree
+        monkeypatch.setattr(atomic.shutil, "copytree", lambda *a, **k: (boom(), real_copy(*a, **k))[1])
+    else:
+        real_exchange = atomic._exchange
+        monkeypatch.setattr(atomic, "_exchange", lambda a, b: (boom(), real_exchange(a, b))[1])
+    # Different values, so a half-applied write would show.
+    code = main(["generate", "--root", str(root)]) if point != "swap" else None
+    if point == "swap":
+        with pytest.raises(OSError):
+            atomic.write_tree(root / "dist", {"x.yaml": "x"}, replace=["x.yaml"])
+            atomic.write_tree(root / "overlays", {"y.yaml": "y"})
+    else:
+        assert code == 1
+    monkeypatch.undo()
+    after = snapshot(root)
+    if point == "swap":
+        # The first swap happened completely, the second not at all.
+        assert after["overlays"] == before["overlays"] and after["dist"]["x.yaml"] == b"x"
+    else:
+        assert after == before
+    leftovers = [p.name for d in (root, root / "charts") for p in d.iterdir() if p.name.startswith(".")]
+    assert leftovers == []
+
+
+KILLER = """
+import sys, time
+from pathlib import Path
+real = Path.write_text
+count = {"n": 0}
+def slow(self, *a, **k):
+    count["n"] += 1
+    if count["n"] == int(sys.argv[2]):
+        print("ready", flush=True)
+        time.sleep(60)
+    return real(self, *a, **k)
+Path.write_text = slow
+from verl_grpo.cli import main
+sys.exit(main(["synth", "-o", sys.argv[1], "--set", "worker.replicas=4"]))
+"""
+
+
+@pytest.mark.parametrize("at_file", [5, 150])
+def test_a_killed_run_leaves_previous_output(generated, tmp_path, at_file):
+    out = tmp_path / "dist"
+    shutil.copytree(generated / "dist", out)
+    before = tree(out)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLER, str(out), str(at_file)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout.readline().strip() == "ready"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert tree(out) == before
+
+
+def _no_crash(capsys, argv: list[str], allowed: tuple[int, ...], lines_are_errors: bool = True) -> None:
+    capsys.readouterr()  # drop what an earlier example left
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code in allowed, err
+    assert "Traceback" not in err and "internal error" not in err, err
+    if code != 0 and lines_are_errors:
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert lines and all(line.startswith(("error:", "verl-grpo")) for line in lines), err
+
+
+YAML_TEXT = st.one_of(
+    st.text(max_size=200),
+    st.binary(max_size=200).map(lambda b: b.decode("latin-1")),
+    st.recursive(
+        st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=20)),
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=10), inner, max_size=4)
+        ),
+        max_leaves=30,
+    ).map(lambda v: __import__("yaml").safe_dump(v)),
+    st.builds(
+        lambda k, v: f"{k}:\n  {v}\n",
+        st.sampled_from(["worker", "training", "gpu", "storage", "job"]),
+        st.text(max_size=40),
+    ),
+    st.integers(1, 3000).map(lambda n: "a: " + "[" * n + "]" * n),
+    st.just(
+        "a: &a [x, x, x, x, x, x, x, x, x]\n"
+        + "".join(
+            f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+            f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+            for i in range(9)
+        )
+    ),
+    st.just(""),
+    st.just("worker:\n  replicas: 99999999999999999999999999\n"),
+)
+
+
+@settings(
+    max_examples=FUZZ_CASES,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(text=YAML_TEXT)
+def test_fuzzed_values_files_never_crash(tmp_path, capsys, text):
+    values = tmp_path / "fuzz.yaml"
+    values.write_bytes(text.encode("utf-8", "surrogatepass"))
+    out = tmp_path / "out"
+    _no_crash(capsys, ["synth", "--profile", "h200-standard", "-f", str(values), "-o", str(out)], (0, 1))
+    if out.exists():
+        assert (out / "h200-standard" / "kustomization.yaml").exists()  # whole or nothing
+        shutil.rmtree(out)
+    _no_crash(capsys, ["check", "--profile", "h200-standard", "-f", str(values)], (0, 1))
+    # validate reports findings on stdout and a summary line on stderr
+    _no_crash(capsys, ["validate", str(values)], (0, 1, 2), lines_are_errors=False)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    args=st.lists(
+        st.sampled_from(
+            [
+                "--set",
+                "worker.replicas=x",
+                "a=b",
+                "=",
+                "--profile",
+                "nope",
+                "-f",
+                "/nonexistent",
+                "--set-string",
+                "x",
+                "--release-name",
+                "UPPER",
+                "-n",
+                "",
+            ]
+        ),
+        max_size=6,
+    )
+)
+def test_fuzzed_arguments_never_crash(capsys, tmp_path, args):
+    try:
+        _no_crash(capsys, ["synth", "-o", str(tmp_path / "o"), *args], (0, 1, 2))
+    except SystemExit as e:  # argparse usage errors
+        assert e.code == 2
+
+
+@pytest.mark.parametrize("args", [["--bogus"], ["--profile"], ["--set"]])
+def test_script_argument_errors_are_one_line(tmp_path, args):
+    from .scripts_harness import calls, run_script, script_env
+
+    done = run_script("10-networks.sh", script_env(tmp_path / "state", tmp_path / "data"), *args)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert calls(tmp_path / "state") == []
