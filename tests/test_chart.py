@@ -135,6 +135,7 @@ def test_packaged_chart_is_the_chart():
         ("network: {prefix: n}\n", False),  # go-yaml: the boolean false
         ("network: {prefix: 'n'}\n", True),
         ("cluster: {spot: on}\n", True),
+        ("dataPrep: {cpu: 08}\n", False),  # go-yaml: the number 8 (PyYAML alone: the string '08')
     ],
 )
 def test_values_files_are_typed_as_helm_types_them(tmp_path, text, accepted):

@@ -208,7 +208,12 @@ def test_ray_job_settings(shipped):
     assert set(env) == {"env_vars"}
     assert all(isinstance(v, str) for v in env["env_vars"].values())
     assert env["env_vars"]["NCCL_NET"] == "gIB"
-    assert s["entrypoint"].startswith("python3 -m verl.trainer.main_ppo")
+    preflight, verl = s["entrypoint"].split(" && \\\n  ", 1)
+    assert preflight.startswith(
+        "python3 /opt/verl-grpo/preflight.py --model /data/models/Qwen2.5-32B-Instruct"
+    )
+    assert "--gpus-per-node 8 --nodes 2 --wait 1800" in preflight
+    assert verl.startswith("python3 -m verl.trainer.main_ppo")
 
 
 def test_entrypoint_carries_training_values(tmp_path):

@@ -72,7 +72,7 @@ def test_checkov_passes_with_every_exception_explained(tmp_path):
     skipped = results["skipped_checks"]
     assert skipped and all(c["check_result"].get("suppress_comment", "").strip() for c in skipped)
     pods = {c["file_path"] for c in results["passed_checks"] if c["resource"].startswith("Pod.")}
-    assert len(pods) == 16  # head and workers of all 8 profiles were scanned
+    assert len(pods) == 24  # Ray head and workers (16) and the data-prep Jobs (8) of all 8 profiles
 
 
 def test_nothing_is_exposed_outside_the_cluster():

@@ -95,7 +95,9 @@ def test_tuner_file_matches_the_gpu(shipped):
             (o.manifest["spec"]["runtimeEnvYAML"] for o in r.objects if o.manifest["kind"] == "RayJob"),
             None,
         ) or next(
-            o.manifest["data"]["runtime-env.yaml"] for o in r.objects if o.manifest["kind"] == "ConfigMap"
+            o.manifest["data"]["runtime-env.yaml"]
+            for o in r.objects
+            if o.manifest["kind"] == "ConfigMap" and "runtime-env.yaml" in o.manifest["data"]
         )
         assert yaml.safe_load(env_text)["env_vars"]["NCCL_TUNER_CONFIG_PATH"] == gpu.nccl_tuner_config
 

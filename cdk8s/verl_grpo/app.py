@@ -8,10 +8,12 @@ from typing import Any
 import cdk8s
 
 from .constructs.base import ManifestConstruct
+from .constructs.data_prep_job import DataPrepJob
 from .constructs.gcs_fuse_storage import GcsFuseStorage
 from .constructs.grpo_ray_job import GrpoRayJob
 from .constructs.network_mapping import NetworkMapping
 from .constructs.network_policy import RayNetworkPolicy
+from .constructs.preflight_script import PreflightScript
 from .constructs.training_identity import TrainingIdentity
 from .constructs.verl_ray_cluster import VerlRayCluster
 from .values.derive import CHART_NAME, DeploySpec
@@ -35,10 +37,23 @@ class VerlGrpoChart(cdk8s.Chart):
         network = NetworkMapping(self, "network", spec)
         identity = TrainingIdentity(self, "identity", spec)
         storage = GcsFuseStorage(self, "storage", spec)
-        cluster = VerlRayCluster(self, "cluster", spec, storage=storage, network=network, identity=identity)
+        preflight = PreflightScript(self, "preflight", spec)
+        cluster = VerlRayCluster(
+            self, "cluster", spec, storage=storage, network=network, identity=identity, preflight=preflight
+        )
         job = GrpoRayJob(self, "job", spec, cluster=cluster)
         policy = RayNetworkPolicy(self, "policy", spec)
-        self.parts: list[ManifestConstruct] = [network, identity, storage, cluster, job, policy]
+        data_prep = DataPrepJob(self, "data-prep", spec, storage=storage, identity=identity)
+        self.parts: list[ManifestConstruct] = [
+            network,
+            identity,
+            storage,
+            preflight,
+            cluster,
+            job,
+            policy,
+            data_prep,
+        ]
 
 
 @dataclass(frozen=True)

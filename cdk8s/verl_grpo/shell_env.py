@@ -13,7 +13,6 @@ from .values.networks import nic_networks
 # A /16 holds the gVNIC subnet and the 8 RDMA subnets as /24s, in NIC order.
 DEFAULT_NETWORK_BASE = "10.100.0.0/16"
 GPU_NODE_POOL = "gpu-pool"
-HF_TOKEN_SECRET = "hf-token"
 
 
 def subnet_ranges(base: str, count: int) -> list[str]:
@@ -55,7 +54,7 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         "CHECKPOINT_DIR": v.storage.checkpoint_dir,
         "KSA_NAME": v.service_account.name,
         "NAMESPACE": spec.release.namespace,
-        "HF_TOKEN_SECRET": HF_TOKEN_SECRET,
+        "HF_TOKEN_SECRET": v.data_prep.hf_token_secret,
         "VERL_VERSION": VERL_VERSION,
     }
 

@@ -23,6 +23,8 @@ class GrpoRayJob(ManifestConstruct):
                 kind="RayJob",
                 name=self.name,
                 namespace=rel.namespace,
+                # After the data-prep Job (wave -1) in Argo CD; kubectl users get the pre-flight wait.
+                annotations={"argocd.argoproj.io/sync-wave": "1"},
                 body={
                     "spec": {
                         "entrypoint": entrypoint(spec),

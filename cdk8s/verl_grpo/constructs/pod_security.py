@@ -35,6 +35,12 @@ WORKER_EXCEPTIONS = {
     **COMMON_EXCEPTIONS,
     "CKV_K8S_37": "GPUDirect RDMA (NCCL gIB plugin) keeps the default capabilities; NET_RAW is dropped",
 }
+BATCH_EXCEPTIONS = {
+    **COMMON_EXCEPTIONS,
+    "CKV_K8S_8": "a run-to-completion Job: nothing to probe for liveness",
+    "CKV_K8S_9": "a run-to-completion Job: it serves no traffic",
+    "CKV_K8S_35": "the optional Hugging Face token reaches huggingface_hub as HF_TOKEN via secretKeyRef",
+}
 NAMESPACED_EXCEPTIONS = {"CKV_K8S_21": COMMON_EXCEPTIONS["CKV_K8S_21"]}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..values.derive import DeploySpec
 from ..values.refs import join, join_prefixed, text
+from .preflight_script import MOUNT_PATH as PREFLIGHT_DIR
 
 NVIDIA_LIB = "/usr/local/nvidia/lib64"
 GIB_LIB = "/usr/local/gib/lib64"
@@ -88,7 +89,7 @@ def hydra_overrides(spec: DeploySpec) -> list[str]:
         f"trainer.save_freq={text(t.save_freq)}",
         f"trainer.test_freq={text(t.test_freq)}",
         f"trainer.total_epochs={text(t.total_epochs)}",
-        f"trainer.default_local_dir={s.checkpoint_mount_path}/{t.project_name}/{spec.derived.experiment_name}",
+        f"trainer.default_local_dir={checkpoint_dir(spec)}",
         "trainer.resume_mode=auto",
     ]
 
@@ -98,8 +99,24 @@ def all_overrides(spec: DeploySpec) -> list[str]:
     return [*hydra_overrides(spec), *spec.values.training.extra_args]
 
 
+def checkpoint_dir(spec: DeploySpec) -> str:
+    s, t = spec.values.storage, spec.values.training
+    return f"{s.checkpoint_mount_path}/{t.project_name}/{spec.derived.experiment_name}"
+
+
+def preflight_command(spec: DeploySpec) -> str:
+    v, s = spec.values, spec.values.storage
+    data = f"{s.mount_path}/{s.data_dir}"
+    return (
+        f"python3 {PREFLIGHT_DIR}/preflight.py --model {s.mount_path}/{s.model_dir}"
+        f" --train {data}/train.parquet --val {data}/test.parquet --checkpoints {checkpoint_dir(spec)}"
+        f" --gpus-per-node {spec.gpu.gpus_per_node} --nodes {text(v.worker.replicas)}"
+        f" --wait {text(v.preflight.wait_seconds)}"
+    )
+
+
 def entrypoint(spec: DeploySpec) -> str:
-    """A shell command: one quoted override per line, user extras last and verbatim."""
-    lines = [f"python3 -m {spec.values.training.module}"]
+    """Pre-flight, then verl: one quoted override per line, user extras last and verbatim."""
+    lines = [f"{preflight_command(spec)} &&", f"python3 -m {spec.values.training.module}"]
     lines += [f"'{o}'" for o in hydra_overrides(spec)]
     return " \\\n  ".join(lines) + join_prefixed(spec.values.training.extra_args, " ") + "\n"

@@ -18,7 +18,9 @@ from .pod_security import (
     WORKER_EXCEPTIONS,
     skip_annotations,
 )
+from .preflight_script import PreflightScript
 from .runtime_env import LD_LIBRARY_PATH
+from .scheduling import cpu_node_selector
 from .training_identity import TrainingIdentity
 
 # The GPU stack GKE installs on the node; mounted read-only, nothing else from the host.
@@ -46,12 +48,13 @@ class VerlRayCluster(ManifestConstruct):
         storage: GcsFuseStorage,
         network: NetworkMapping,
         identity: TrainingIdentity,
+        preflight: PreflightScript,
     ) -> None:
         super().__init__(scope, id)
         self.name = f"{spec.release.name}-{spec.values.gpu.type}"
         self.spec = {
             "rayVersion": spec.values.ray.version,
-            "headGroupSpec": self._head(spec, storage, identity),
+            "headGroupSpec": self._head(spec, storage, identity, preflight),
             "workerGroupSpecs": [self._workers(spec, storage, network, identity)],
         }
         if spec.values.run.kind == "RayCluster":
@@ -65,15 +68,11 @@ class VerlRayCluster(ManifestConstruct):
             )
 
     @staticmethod
-    def _head(spec: DeploySpec, storage: GcsFuseStorage, identity: TrainingIdentity) -> dict[str, Any]:
+    def _head(
+        spec: DeploySpec, storage: GcsFuseStorage, identity: TrainingIdentity, preflight: PreflightScript
+    ) -> dict[str, Any]:
         v = spec.values
-        if v.cluster.mode == "standard":
-            selector = {"cloud.google.com/gke-nodepool": v.cluster.cpu_node_pool}
-        else:
-            selector = {
-                "cloud.google.com/compute-class": v.cluster.compute_class,
-                "cloud.google.com/machine-family": v.cluster.head_machine_family,
-            }
+        selector = cpu_node_selector(v)
         return {
             # Dashboard and client stay inside the cluster: reach them with kubectl port-forward.
             "serviceType": "ClusterIP",
@@ -100,10 +99,11 @@ class VerlRayCluster(ManifestConstruct):
                             "volumeMounts": [
                                 {"name": "ray-logs", "mountPath": "/tmp/ray"},
                                 *storage.volume_mounts(),
+                                preflight.volume_mount(),
                             ],
                         }
                     ],
-                    "volumes": [{"name": "ray-logs", "emptyDir": {}}, *storage.volumes()],
+                    "volumes": [{"name": "ray-logs", "emptyDir": {}}, *storage.volumes(), preflight.volume()],
                 },
             },
         }

@@ -1,6 +1,6 @@
 """YAML for values files, read and written the way Helm reads them.
 
-Helm parses values with go-yaml v2, which takes `1e-5` for a float and `y`/`n` for booleans;
+Helm parses values with go-yaml v2, which takes `1e-5` and `08` for numbers and `y`/`n` for booleans;
 PyYAML takes all three for strings. Teaching PyYAML go-yaml's forms keeps `verl-grpo synth -f`
 and `helm -f` on the same types, and makes the dumper quote strings go-yaml would misread.
 """
@@ -12,7 +12,8 @@ from typing import Any
 
 import yaml
 
-_GO_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)$")
+# go-yaml's yamlStyleFloat: also "08" and "1e5", which PyYAML keeps as strings.
+_GO_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 _GO_BOOL = re.compile(r"^(y|Y|n|N)$")
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -28,6 +28,7 @@ HYDRA_WORD = r"^[A-Za-z0-9._-]+$"
 # Docker reference grammar: lowercase path components, optional registry host:port.
 IMAGE_REPOSITORY = r"^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-]+[a-z0-9]+)*)*$"
 IMAGE_TAG = r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$"
+DNS1123_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 DNS_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
 LABEL_NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
 LABEL_KEY_OR_EMPTY = rf"^(({DNS_SUBDOMAIN}/)?{LABEL_NAME})?$"
@@ -265,6 +266,40 @@ class Training(Model):
     )
 
 
+class DataPrep(Model):
+    enabled: bool = field(
+        True, "Render the data-preparation Job (model, verl source, GSM8K into the bucket)."
+    )
+    model_id: str = field(
+        "Qwen/Qwen2.5-32B-Instruct",
+        "Hugging Face repository the Job downloads into storage.modelDir.",
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$",
+    )
+    hf_token_secret: str = field(
+        "hf-token",
+        "Secret (key 'token') with a Hugging Face token; used only if it exists.",
+        pattern=DNS1123_SUBDOMAIN,
+        max_length=253,
+    )
+    cpu: str = field("8", "Data-prep Job CPU request and limit.", pattern=QUANTITY)
+    memory: str = field("32Gi", "Data-prep Job memory request and limit.", pattern=QUANTITY)
+    ephemeral_storage: str = field(
+        "100Gi", "Data-prep Job scratch space (Hugging Face cache).", pattern=QUANTITY
+    )
+    backoff_limit: int = field(
+        3, "Retries of the data-prep Job; each resumes where the last stopped.", ge=0, le=20
+    )
+
+
+class Preflight(Model):
+    wait_seconds: int = field(
+        1800,
+        "How long the pre-flight waits for model and data (e.g. a data-prep Job still running).",
+        ge=0,
+        le=86400,
+    )
+
+
 class Values(Model):
     gpu: Gpu = Field(default_factory=Gpu, description="GPU node type.")
     cluster: Cluster = Field(default_factory=Cluster, description="GKE cluster settings.")
@@ -278,3 +313,5 @@ class Values(Model):
     run: Run = Field(default_factory=Run, description="What this release runs.")
     job: Job = Field(default_factory=Job, description="RayJob lifecycle.")
     training: Training = Field(default_factory=Training, description="verl GRPO training settings.")
+    data_prep: DataPrep = Field(default_factory=DataPrep, description="In-cluster data preparation Job.")
+    preflight: Preflight = Field(default_factory=Preflight, description="Checks before verl starts.")

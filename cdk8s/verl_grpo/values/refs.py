@@ -114,7 +114,7 @@ class MarkerOps(Ops):
 
 # Leaves whose values change the *structure* of the output (which objects, which fields).
 # They stay concrete in marker mode; the chart renders one guarded block per combination.
-VARIANT_KEYS: tuple[str, ...] = ("gpu.type", "cluster.mode", "cluster.spot", "run.kind")
+VARIANT_KEYS: tuple[str, ...] = ("gpu.type", "cluster.mode", "cluster.spot", "run.kind", "dataPrep.enabled")
 
 
 def marker_values(model_cls: type, table: MarkerTable, variant: dict[str, object], prefix: str = ""):

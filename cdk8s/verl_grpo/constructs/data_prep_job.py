@@ -1,0 +1,124 @@
+"""The data-preparation Job: model, verl source and GSM8K into the bucket, each step once.
+
+Each step writes a marker last; a step whose marker exists is skipped, so a re-run after a
+crash finishes the rest and a re-run after success does nothing.
+"""
+
+from __future__ import annotations
+
+from constructs import Construct
+
+from .. import VERL_VERSION
+from ..values.derive import DeploySpec
+from .base import ManifestConstruct, pod_labels
+from .gcs_fuse_storage import GcsFuseStorage
+from .pod_security import (
+    BATCH_EXCEPTIONS,
+    HEAD_CONTAINER_SECURITY,
+    POD_SECURITY_CONTEXT,
+    skip_annotations,
+)
+from .scheduling import cpu_node_selector
+from .training_identity import TrainingIdentity
+
+MARKER = ".verl-grpo-complete"
+VERL_REPOSITORY = "https://github.com/verl-project/verl"
+
+SCRIPT = f"""set -euo pipefail
+step() {{  # step DIR FUNCTION: run FUNCTION unless DIR holds the marker, then write the marker
+  if [ -f "$1/{MARKER}" ]; then echo "skip: $1 is complete"; return 0; fi
+  echo "run: $2 -> $1"; "$2"; mkdir -p "$1"; date -u +%FT%TZ > "$1/{MARKER}"
+}}
+download_model() {{
+  python3 - <<'PY'
+import os
+from huggingface_hub import snapshot_download
+snapshot_download(os.environ["MODEL_ID"], local_dir=os.environ["MODEL_DIR"])
+PY
+}}
+fetch_verl() {{
+  rm -rf "$VERL_DIR.partial"
+  git clone --quiet --depth 1 --branch "v$VERL_VERSION" {VERL_REPOSITORY} "$VERL_DIR.partial"
+  rm -rf "$VERL_DIR" && mv "$VERL_DIR.partial" "$VERL_DIR"
+}}
+prepare_gsm8k() {{
+  python3 "$VERL_DIR/examples/data_preprocess/gsm8k.py" --local_save_dir "$DATA_DIR"
+}}
+step "$MODEL_DIR" download_model
+step "$VERL_DIR" fetch_verl
+step "$DATA_DIR" prepare_gsm8k
+"""
+
+
+class DataPrepJob(ManifestConstruct):
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        spec: DeploySpec,
+        *,
+        storage: GcsFuseStorage,
+        identity: TrainingIdentity,
+    ) -> None:
+        super().__init__(scope, id)
+        v, rel, s = spec.values, spec.release, spec.values.storage
+        if not v.data_prep.enabled:
+            return
+        p = v.data_prep
+        amounts = {"cpu": p.cpu, "memory": p.memory, "ephemeral-storage": p.ephemeral_storage}
+        env = [
+            {"name": "MODEL_ID", "value": p.model_id},
+            {"name": "MODEL_DIR", "value": f"{s.mount_path}/{s.model_dir}"},
+            {"name": "VERL_DIR", "value": f"{s.mount_path}/{s.verl_dir}"},
+            {"name": "DATA_DIR", "value": f"{s.mount_path}/{s.data_dir}"},
+            {"name": "VERL_VERSION", "value": VERL_VERSION},
+            {"name": "HF_HOME", "value": "/tmp/huggingface"},
+            # Only when the Secret exists: public models need no token.
+            {
+                "name": "HF_TOKEN",
+                "valueFrom": {"secretKeyRef": {"name": p.hf_token_secret, "key": "token", "optional": True}},
+            },
+        ]
+        self.add_object(
+            "job",
+            api_version="batch/v1",
+            kind="Job",
+            name=f"{rel.name}-data-prep",
+            namespace=rel.namespace,
+            # Argo CD applies this wave first and waits for the Job before the training run.
+            annotations={"argocd.argoproj.io/sync-wave": "-1", **skip_annotations(BATCH_EXCEPTIONS)},
+            body={
+                "spec": {
+                    "backoffLimit": p.backoff_limit,
+                    "template": {
+                        "metadata": {
+                            "labels": pod_labels(rel.name),
+                            "annotations": storage.pod_annotations,
+                        },
+                        "spec": {
+                            "serviceAccountName": identity.name,
+                            "automountServiceAccountToken": False,
+                            "securityContext": POD_SECURITY_CONTEXT,
+                            "restartPolicy": "Never",
+                            "nodeSelector": cpu_node_selector(v),
+                            "containers": [
+                                {
+                                    "name": "data-prep",
+                                    "image": f"{v.image.repository}:{v.image.tag}",
+                                    "imagePullPolicy": v.image.pull_policy,
+                                    "command": ["bash", "-c", SCRIPT],
+                                    "env": env,
+                                    "resources": {"requests": amounts, "limits": dict(amounts)},
+                                    "securityContext": HEAD_CONTAINER_SECURITY,
+                                    "volumeMounts": [
+                                        {"name": "data", "mountPath": s.mount_path},
+                                        {"name": "scratch", "mountPath": "/tmp"},
+                                    ],
+                                }
+                            ],
+                            "volumes": [*storage.volumes()[:1], {"name": "scratch", "emptyDir": {}}],
+                        },
+                    },
+                }
+            },
+        )

@@ -1,0 +1,39 @@
+"""The pre-flight module, shipped to the Ray head in a ConfigMap and run before verl starts."""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+from constructs import Construct
+
+from ..values.derive import DeploySpec
+from .base import ManifestConstruct
+from .pod_security import NAMESPACED_EXCEPTIONS, skip_annotations
+
+MOUNT_PATH = "/opt/verl-grpo"
+
+
+def preflight_source() -> str:
+    return (resources.files("verl_grpo") / "preflight.py").read_text()
+
+
+class PreflightScript(ManifestConstruct):
+    def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
+        super().__init__(scope, id)
+        self.config_map = f"{spec.release.name}-preflight"
+        self.add_object(
+            "config-map",
+            api_version="v1",
+            kind="ConfigMap",
+            name=self.config_map,
+            namespace=spec.release.namespace,
+            annotations=skip_annotations(NAMESPACED_EXCEPTIONS),
+            body={"data": {"preflight.py": preflight_source()}},
+        )
+
+    def volume(self) -> dict[str, Any]:
+        return {"name": "preflight", "configMap": {"name": self.config_map}}
+
+    def volume_mount(self) -> dict[str, Any]:
+        return {"name": "preflight", "mountPath": MOUNT_PATH, "readOnly": True}

@@ -1,0 +1,135 @@
+"""Pre-flight checks run by the job's own Python before verl starts: seconds, not minutes.
+
+Standalone on purpose (stdlib; pyarrow and ray when the image has them): the chart ships this
+file in a ConfigMap and the entrypoint runs it on the Ray head. One line per problem, exit 1.
+Missing inputs are waited for (--wait) so a training run racing the data-prep Job waits and
+then says what is missing, instead of crashing deep inside verl.
+
+    python3 preflight.py --model DIR --train F --val F --checkpoints DIR --gpus-per-node 8 --nodes 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import uuid
+from collections.abc import Callable
+
+COLUMNS = ("data_source", "prompt", "ability", "reward_model", "extra_info")
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt")
+
+
+def model_problems(model: str) -> list[str]:
+    if not os.path.isdir(model):
+        return [f"model: {model} does not exist (data-prep Job not done, or storage.modelDir wrong)"]
+    names = os.listdir(model)
+    problems = []
+    if "config.json" not in names:
+        problems.append(f"model: {model} has no config.json")
+    if not any(n.endswith(WEIGHT_SUFFIXES) for n in names):
+        problems.append(f"model: {model} has no weights (*.safetensors, *.bin)")
+    return problems
+
+
+def parquet_problems(role: str, path: str) -> list[str]:
+    if not os.path.isfile(path):
+        return [f"{role}: {path} does not exist"]
+    if os.path.getsize(path) == 0:
+        return [f"{role}: {path} is empty"]
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        return []  # the image decides; verl itself needs pyarrow to read the file
+    try:
+        meta = pq.ParquetFile(path)
+    except Exception as e:  # noqa: BLE001 - any reader error means verl cannot read it either
+        return [f"{role}: {path} is not readable parquet ({type(e).__name__}: {e})"]
+    missing = [c for c in COLUMNS if c not in meta.schema_arrow.names]
+    if missing:
+        return [
+            f"{role}: {path} lacks columns {', '.join(missing)} (has {', '.join(meta.schema_arrow.names)})"
+        ]
+    if meta.metadata.num_rows == 0:
+        return [f"{role}: {path} has no rows"]
+    return []
+
+
+def checkpoint_problems(path: str) -> list[str]:
+    try:
+        os.makedirs(path, exist_ok=True)
+        probe = os.path.join(path, f".preflight-{uuid.uuid4().hex}")
+        with open(probe, "w") as f:
+            f.write("ok")
+        os.remove(probe)
+    except OSError as e:
+        return [f"checkpoints: {path} is not writable ({e.strerror or e})"]
+    return []
+
+
+def gpu_problems(nodes: list[dict], per_node: int, node_count: int) -> list[str]:
+    """`nodes` as ray.nodes() returns them."""
+    gpu_nodes = [n for n in nodes if n.get("Alive") and n.get("Resources", {}).get("GPU", 0) > 0]
+    problems = [
+        f"gpus: node {n.get('NodeManagerAddress', '?')} has {n['Resources']['GPU']:g} GPUs; "
+        f"trainer.n_gpus_per_node is {per_node}"
+        for n in gpu_nodes
+        if n["Resources"]["GPU"] != per_node
+    ]
+    if len(gpu_nodes) < node_count:
+        problems.append(
+            f"gpus: {len(gpu_nodes)} GPU nodes in the Ray cluster; trainer.nnodes is {node_count}"
+        )
+    return problems
+
+
+def ray_nodes() -> list[dict] | None:
+    try:
+        import ray
+    except ImportError:
+        return None
+    if not ray.is_initialized():
+        ray.init(address=os.environ.get("RAY_ADDRESS", "auto"), logging_level="ERROR", log_to_driver=False)
+    return ray.nodes()
+
+
+def run_checks(args: argparse.Namespace, nodes: Callable[[], list[dict] | None]) -> list[str]:
+    problems = model_problems(args.model)
+    problems += parquet_problems("train", args.train) + parquet_problems("val", args.val)
+    problems += checkpoint_problems(args.checkpoints)
+    if args.gpus_per_node:
+        found = nodes()
+        if found is not None:
+            problems += gpu_problems(found, args.gpus_per_node, args.nodes)
+    return problems
+
+
+def main(argv: list[str] | None = None, nodes: Callable[[], list[dict] | None] = ray_nodes) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--train", required=True)
+    parser.add_argument("--val", required=True)
+    parser.add_argument("--checkpoints", required=True)
+    parser.add_argument("--gpus-per-node", type=int, default=0, help="0 skips the GPU check")
+    parser.add_argument("--nodes", type=int, default=1)
+    parser.add_argument("--wait", type=float, default=0, help="seconds to wait for missing inputs")
+    parser.add_argument("--interval", type=float, default=15)
+    args = parser.parse_args(argv)
+    deadline = time.monotonic() + args.wait
+    while True:
+        problems = run_checks(args, nodes)
+        if not problems:
+            print("preflight: model, data, checkpoints and GPUs are ready", flush=True)
+            return 0
+        if time.monotonic() >= deadline:
+            break
+        print(f"preflight: waiting ({len(problems)} problems, first: {problems[0]})", flush=True)
+        time.sleep(min(args.interval, max(0.0, deadline - time.monotonic())))
+    for p in problems:
+        print(f"preflight: {p}", file=sys.stderr, flush=True)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

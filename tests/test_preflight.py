@@ -1,0 +1,141 @@
+"""The pre-flight module, on real parquet files, as the job's Python would run it."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from verl_grpo import preflight
+
+GOOD_ROWS = {
+    "data_source": ["openai/gsm8k"] * 3,
+    "prompt": [[{"role": "user", "content": "1+1?"}]] * 3,
+    "ability": ["math"] * 3,
+    "reward_model": [{"style": "rule", "ground_truth": "2"}] * 3,
+    "extra_info": [{"split": "train", "index": i} for i in range(3)],
+}
+
+
+@pytest.fixture
+def layout(tmp_path):
+    model, data, ckpt = tmp_path / "model", tmp_path / "data", tmp_path / "ckpt"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    (model / "model-00001-of-00002.safetensors").write_bytes(b"\0" * 16)
+    data.mkdir()
+    for split in ("train", "test"):
+        pq.write_table(pa.table(GOOD_ROWS), data / f"{split}.parquet")
+    return {"model": model, "data": data, "ckpt": ckpt}
+
+
+def args(layout, *extra: str) -> list[str]:
+    return [
+        "--model",
+        str(layout["model"]),
+        "--train",
+        str(layout["data"] / "train.parquet"),
+        "--val",
+        str(layout["data"] / "test.parquet"),
+        "--checkpoints",
+        str(layout["ckpt"] / "exp"),
+        *extra,
+    ]
+
+
+def no_ray():
+    return None
+
+
+def test_ready_inputs_pass(layout, capsys):
+    assert preflight.main(args(layout), nodes=no_ray) == 0
+    assert "ready" in capsys.readouterr().out
+    assert (layout["ckpt"] / "exp").is_dir() and list((layout["ckpt"] / "exp").iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("break_it", "needle"),
+    [
+        (lambda paths: (paths["model"] / "config.json").unlink(), "has no config.json"),
+        (lambda paths: (paths["model"] / "model-00001-of-00002.safetensors").unlink(), "has no weights"),
+        (lambda paths: (paths["data"] / "train.parquet").unlink(), "train: "),
+        (lambda paths: (paths["data"] / "test.parquet").write_bytes(b""), "is empty"),
+        (
+            lambda paths: (paths["data"] / "test.parquet").write_text("not parquet at all"),
+            "is not readable parquet",
+        ),
+        (
+            lambda paths: pq.write_table(
+                pa.table({"question": ["q"], "answer": ["a"]}), paths["data"] / "train.parquet"
+            ),
+            "lacks columns data_source, prompt, ability, reward_model, extra_info",
+        ),
+        (
+            lambda paths: pq.write_table(
+                pa.table({k: pa.array([], type=pa.table(GOOD_ROWS)[k].type) for k in GOOD_ROWS}),
+                paths["data"] / "train.parquet",
+            ),
+            "has no rows",
+        ),
+        (lambda paths: paths["ckpt"].write_text("a file, not a folder"), "checkpoints: "),
+    ],
+)
+def test_each_problem_gets_one_clear_line(layout, capsys, break_it, needle):
+    break_it(layout)
+    assert preflight.main(args(layout), nodes=no_ray) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("preflight: ") and needle in err[0], err
+
+
+def test_a_race_with_data_prep_becomes_a_wait(layout, capsys):
+    train = layout["data"] / "train.parquet"
+    train.rename(layout["data"] / "later")
+    threading.Timer(0.5, lambda: (layout["data"] / "later").rename(train)).start()
+    start = time.monotonic()
+    assert preflight.main(args(layout, "--wait", "10", "--interval", "0.1"), nodes=no_ray) == 0
+    assert time.monotonic() - start < 5
+    assert "waiting" in capsys.readouterr().out
+
+
+def test_gives_up_after_the_wait_with_the_reason(layout, capsys):
+    (layout["data"] / "train.parquet").unlink()
+    assert preflight.main(args(layout, "--wait", "0.3", "--interval", "0.1"), nodes=no_ray) == 1
+    assert "train: " in capsys.readouterr().err
+
+
+def ray_node(gpus: float, alive: bool = True, ip: str = "10.0.0.1") -> dict:
+    return {"Alive": alive, "NodeManagerAddress": ip, "Resources": {"CPU": 200.0, "GPU": gpus}}
+
+
+@pytest.mark.parametrize(
+    ("nodes", "problems"),
+    [
+        ([ray_node(0), ray_node(8), ray_node(8)], []),
+        ([ray_node(0), ray_node(8)], ["1 GPU nodes in the Ray cluster; trainer.nnodes is 2"]),
+        (
+            [ray_node(8), ray_node(4, ip="10.0.0.9")],
+            ["node 10.0.0.9 has 4 GPUs; trainer.n_gpus_per_node is 8"],
+        ),
+        ([ray_node(8), ray_node(8, alive=False)], ["1 GPU nodes in the Ray cluster; trainer.nnodes is 2"]),
+    ],
+)
+def test_gpu_count_matches_the_trainer(layout, capsys, nodes, problems):
+    code = preflight.main(args(layout, "--gpus-per-node", "8", "--nodes", "2"), nodes=lambda: nodes)
+    err = capsys.readouterr().err
+    assert code == (1 if problems else 0)
+    for p in problems:
+        assert p in err
+
+
+def test_the_chart_ships_this_very_module(shipped):
+    from verl_grpo.constructs.preflight_script import preflight_source
+
+    (cm,) = [
+        o.manifest
+        for o in shipped["h200-standard"].objects
+        if o.manifest["metadata"]["name"] == "verl-preflight"
+    ]
+    assert cm["data"]["preflight.py"] == preflight_source()
