@@ -7,7 +7,11 @@ parse_flags "$@"
 VERL_ENV=$("${VERL_GRPO:-$REPO_DIR/.venv/bin/verl-grpo}" env --profile "${PROFILE:-b200-standard}" \
   ${NAMESPACE:+-n "$NAMESPACE"} "${VALUES_ARGS[@]}") || die "verl-grpo env failed"
 export VERL_ENV
-for step in 10-networks 20-cluster 30-gpu-pool 40-rdma 50-storage 60-data; do
+steps=(10-networks 20-cluster 30-gpu-pool 40-rdma 50-storage)
+# The data-prep Job fills the bucket in the cluster (the default); upload from here only when
+# a local copy of the model is given (60-data.sh, the alternative path).
+if [[ -n ${MODEL_SOURCE_DIR:-} ]]; then steps+=(60-data); else log "data: the in-cluster data-prep Job fills the bucket"; fi
+for step in "${steps[@]}"; do
   printf '\n### %s\n' "$step" >&2
   "$here/$step.sh" "$@"
 done

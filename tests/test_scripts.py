@@ -159,3 +159,12 @@ def test_scripts_are_shellcheck_clean():
         cwd=REPO,
     )
     assert done.returncode == 0, done.stdout
+
+
+def test_without_a_local_model_the_cluster_fills_the_bucket(tmp_path):
+    env = script_env(tmp_path / "state", tmp_path / "data")
+    env.pop("MODEL_SOURCE_DIR")
+    done = run_script("up.sh", env)
+    assert done.returncode == 0, done.stderr
+    assert "in-cluster data-prep Job" in done.stderr
+    assert not [c for c in calls(tmp_path / "state") if "rsync" in c["args"]]
