@@ -42,17 +42,18 @@ def _values_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("-n", "--namespace", default="default", help="namespace of namespaced objects")
 
 
+def _profile_flag(p: argparse.ArgumentParser, help: str) -> None:
+    p.add_argument("--profile", action="append", default=[], metavar="NAME", help=help)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="verl-grpo", description=__doc__)
     verbs = parser.add_subparsers(dest="verb", required=True)
 
     synth = verbs.add_parser("synth", help="render manifests for shipped profiles or your values")
-    synth.add_argument(
-        "--profile",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="shipped profile to render (repeatable; default: all): "
+    _profile_flag(
+        synth,
+        "shipped profile to render (repeatable; default: all): "
         + ", ".join(p.name for p in shipped_profiles()),
     )
     _values_flags(synth)
@@ -71,13 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--root", default=".", type=Path, help="repository root (default: .)")
 
     check = verbs.add_parser("check", help="check the training settings with verl's own rules")
-    check.add_argument(
-        "--profile",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="shipped profile (repeatable; default: all)",
-    )
+    _profile_flag(check, "shipped profile (repeatable; default: all)")
     _values_flags(check)
     check.add_argument("--verl-version", default=None, help="verl version the job runs (default: the kit's)")
     check.add_argument("-o", "--output", choices=["text", "json"], default="text")

@@ -15,7 +15,7 @@ from .gcs_fuse_storage import GcsFuseStorage
 from .pod_security import (
     BATCH_EXCEPTIONS,
     HEAD_CONTAINER_SECURITY,
-    POD_SECURITY_CONTEXT,
+    hardened_pod,
     skip_annotations,
 )
 from .scheduling import cpu_node_selector
@@ -96,9 +96,7 @@ class DataPrepJob(ManifestConstruct):
                             "annotations": storage.pod_annotations,
                         },
                         "spec": {
-                            "serviceAccountName": identity.name,
-                            "automountServiceAccountToken": False,
-                            "securityContext": POD_SECURITY_CONTEXT,
+                            **hardened_pod(identity.name),
                             "restartPolicy": "Never",
                             "nodeSelector": cpu_node_selector(v),
                             "containers": [

@@ -44,6 +44,16 @@ BATCH_EXCEPTIONS = {
 NAMESPACED_EXCEPTIONS = {"CKV_K8S_21": COMMON_EXCEPTIONS["CKV_K8S_21"]}
 
 
+def hardened_pod(service_account: str) -> dict[str, Any]:
+    """Pod-level fields all our pods carry. No API token: Ray needs none without the autoscaler,
+    and the GCS FUSE driver requests its own."""
+    return {
+        "serviceAccountName": service_account,
+        "automountServiceAccountToken": False,
+        "securityContext": POD_SECURITY_CONTEXT,
+    }
+
+
 def skip_annotations(exceptions: dict[str, str]) -> dict[str, str]:
     return {
         f"checkov.io/skip{i}": f"{check}={reason}" for i, (check, reason) in enumerate(exceptions.items(), 1)

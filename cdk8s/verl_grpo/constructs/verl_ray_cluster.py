@@ -13,9 +13,9 @@ from .network_mapping import NetworkMapping
 from .pod_security import (
     COMMON_EXCEPTIONS,
     HEAD_CONTAINER_SECURITY,
-    POD_SECURITY_CONTEXT,
     WORKER_CONTAINER_SECURITY,
     WORKER_EXCEPTIONS,
+    hardened_pod,
     skip_annotations,
 )
 from .preflight_script import PreflightScript
@@ -83,10 +83,7 @@ class VerlRayCluster(ManifestConstruct):
                     "annotations": {**storage.pod_annotations, **skip_annotations(COMMON_EXCEPTIONS)},
                 },
                 "spec": {
-                    "serviceAccountName": identity.name,
-                    # Ray needs no Kubernetes API access without the autoscaler; GCS FUSE uses its own token.
-                    "automountServiceAccountToken": False,
-                    "securityContext": POD_SECURITY_CONTEXT,
+                    **hardened_pod(identity.name),
                     "nodeSelector": selector,
                     "containers": [
                         {
@@ -136,9 +133,7 @@ class VerlRayCluster(ManifestConstruct):
                     },
                 },
                 "spec": {
-                    "serviceAccountName": identity.name,
-                    "automountServiceAccountToken": False,
-                    "securityContext": POD_SECURITY_CONTEXT,
+                    **hardened_pod(identity.name),
                     "nodeSelector": selector,
                     "tolerations": v.worker.tolerations,
                     "containers": [
