@@ -58,6 +58,7 @@ test: $(STAMP) tools oracle scanner lint
 # Regenerate everything generated, then show what changed: read `git diff` before committing.
 goldens: generate
 	$(BIN)/python -m tests.scripts_harness
+	$(BIN)/python -m tests.plan_goldens
 	git status --short -- dist charts overlays tests/goldens
 	git diff --stat -- dist charts overlays tests/goldens
 

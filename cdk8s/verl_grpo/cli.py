@@ -77,6 +77,15 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--verl-version", default=None, help="verl version the job runs (default: the kit's)")
     check.add_argument("-o", "--output", choices=["text", "json"], default="text")
 
+    plan = verbs.add_parser("plan", help="what a run will use and do: requests, batches, memory, cost")
+    plan.add_argument("--profile", default="b200-standard", metavar="NAME", help="shipped profile")
+    _values_flags(plan)
+    plan.add_argument("--verl-version", default=None, help="verl version the job runs (default: the kit's)")
+    plan.add_argument(
+        "--gpu-hour-price", type=float, default=None, metavar="PRICE", help="price of one GPU-hour"
+    )
+    plan.add_argument("-o", "--output", choices=["text", "json"], default="text")
+
     env = verbs.add_parser("env", help="print the shell variables the scripts/ read (from the same values)")
     env.add_argument(
         "--profile", default="b200-standard", metavar="NAME", help="shipped profile (default: b200-standard)"
@@ -123,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
             return _check(args)
         if args.verb == "env":
             return _env(args)
+        if args.verb == "plan":
+            return _plan(args)
         if args.verb == "schema":
             from .values.schema import values_schema
 
@@ -179,6 +190,29 @@ def _check(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     return EXIT_INVALID if failed else 0
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from . import VERL_VERSION
+    from .plan import make_plan, render_text
+    from .values.derive import deploy_spec
+    from .values.loader import load_values
+    from .values.rules import check
+    from .verl_check import training_problems
+
+    (profile,) = _profiles([args.profile])
+    spec = deploy_spec(
+        load_values(profile.layer(), args.values, _sets(args)), Release(args.release_name, args.namespace)
+    )
+    kit = check(spec)
+    if kit:
+        raise ValuesError([f"{profile.name}: {p}" for p in kit])
+    version = args.verl_version or VERL_VERSION
+    plan = make_plan(spec, training_problems(spec, version), args.gpu_hour_price, version)
+    sys.stdout.write(
+        json.dumps(plan.as_dict(), indent=2) + "\n" if args.output == "json" else render_text(plan)
+    )
+    return 0
 
 
 def _env(args: argparse.Namespace) -> int:

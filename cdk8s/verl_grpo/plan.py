@@ -1,0 +1,168 @@
+"""`verl-grpo plan`: what a run will use and do, before anything is created."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .values.derive import RAY_CPUS_PER_GPU, DeploySpec
+from .values.machines import allocatable_cpu, allocatable_memory_gib, cpu_machines
+from .values.quantity import parse_quantity
+from .verl_check.rules import Problem
+
+GSM8K_TRAIN_ROWS = 7473  # examples/data_preprocess/gsm8k.py output, train split
+# Bytes per parameter of the FSDP actor: fp32 master weights, fp32 gradients, Adam's two moments.
+ACTOR_BYTES_PER_PARAM = 16
+BF16 = 2
+
+
+@dataclass
+class Plan:
+    gpu: dict[str, Any]
+    pods: list[dict[str, Any]]
+    ray: dict[str, Any]
+    batches: dict[str, Any]
+    memory_per_gpu_gb: dict[str, Any]
+    cost: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def model_billions(path: str) -> float | None:
+    match = re.search(r"(\d+(?:\.\d+)?)[Bb](?![a-z])", path.rsplit("/", 1)[-1])
+    return float(match.group(1)) if match else None
+
+
+def make_plan(
+    spec: DeploySpec, problems: list[Problem], gpu_hour_price: float | None, verl_version: str
+) -> Plan:
+    v, gpu, d, t = spec.values, spec.gpu, spec.derived, spec.values.training
+    nodes, per_node = v.worker.replicas, gpu.gpus_per_node
+    gpus = nodes * per_node
+    head_machine = cpu_machines()[v.cluster.cpu_machine_type]
+    pods = [
+        {
+            "pod": "head",
+            "machine": head_machine.name if v.cluster.mode == "standard" else "autopilot",
+            "cpu": v.head.cpu,
+            "cpu_allocatable": round(allocatable_cpu(head_machine.vcpu), 2),
+            "memory": v.head.memory,
+            "memory_allocatable_gib": math.floor(allocatable_memory_gib(head_machine.memory_gb)),
+        },
+        {
+            "pod": f"worker x{nodes}",
+            "machine": gpu.machine_type,
+            "cpu": d.worker_cpu,
+            "cpu_allocatable": round(allocatable_cpu(gpu.vcpu), 2),
+            "memory": d.worker_memory,
+            "memory_allocatable_gib": math.floor(allocatable_memory_gib(gpu.memory_gb)),
+        },
+    ]
+    per_gpu_cpus = 1 if verl_version.startswith("0.6") else RAY_CPUS_PER_GPU
+    ray = {
+        "cpus_per_worker": float(parse_quantity(d.worker_cpu)),
+        "verl_needs_per_node": per_gpu_cpus * per_node,
+        "gpus": gpus,
+    }
+    rollouts = t.train_batch_size * t.rollout_n
+    steps_per_epoch = GSM8K_TRAIN_ROWS // t.train_batch_size
+    total_steps = steps_per_epoch * t.total_epochs
+    mini_per_gpu = t.ppo_mini_batch_size * t.rollout_n // gpus
+    saves = 0 if t.save_freq <= 0 else total_steps // t.save_freq + (1 if total_steps % t.save_freq else 0)
+    batches = {
+        "prompts_per_step": t.train_batch_size,
+        "rollouts_per_step": rollouts,
+        "mini_batches_per_step": t.train_batch_size // t.ppo_mini_batch_size,
+        "responses_per_gpu_per_mini_batch": mini_per_gpu,
+        "grad_accumulation_steps": mini_per_gpu // t.ppo_micro_batch_size_per_gpu,
+        "steps_per_epoch": steps_per_epoch,
+        "total_steps": total_steps,
+        "checkpoints": saves,
+    }
+    billions = model_billions(v.storage.model_dir)
+    memory: dict[str, Any] = {"gpu_gb": gpu.gpu_memory_gb}
+    if billions:
+        params = billions * 1e9
+        memory["actor_fsdp_gb"] = round(params * ACTOR_BYTES_PER_PARAM / gpus / 1e9, 1)
+        memory["reference_gb"] = 0.0 if t.ref_param_offload else round(params * BF16 / gpus / 1e9, 1)
+        memory["vllm_weights_gb"] = round(params * BF16 / t.tensor_parallel_size / 1e9, 1)
+        memory["vllm_pool_gb"] = round(t.gpu_memory_utilization * gpu.gpu_memory_gb, 1)
+        memory["kv_cache_gb"] = round(max(0.0, memory["vllm_pool_gb"] - memory["vllm_weights_gb"]), 1)
+        memory["total_gb"] = round(
+            memory["actor_fsdp_gb"] + memory["reference_gb"] + memory["vllm_pool_gb"], 1
+        )
+    cost = {
+        "gpu_hour_price": gpu_hour_price,
+        "per_hour": None if gpu_hour_price is None else round(gpus * gpu_hour_price, 2),
+    }
+    warnings = [p.line() for p in problems]
+    if billions and memory["total_gb"] > gpu.gpu_memory_gb:
+        warnings.append(
+            f"warning: estimated {memory['total_gb']} GB per GPU exceeds the "
+            f"{gpu.gpu_memory_gb} GB of a {gpu.name}"
+        )
+    return Plan(
+        {
+            "type": gpu.name,
+            "machine": gpu.machine_type,
+            "nodes": nodes,
+            "gpus_per_node": per_node,
+            "mode": v.cluster.mode,
+            "spot": v.cluster.spot,
+        },
+        pods,
+        ray,
+        batches,
+        memory,
+        cost,
+        warnings,
+    )
+
+
+def render_text(plan: Plan, width: int = 100) -> str:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(
+        width=width, record=True, color_system=None, force_terminal=False, file=open("/dev/null", "w")
+    )
+    g = plan.gpu
+    console.print(
+        f"{g['type']} on {g['machine']}: {g['nodes']} nodes x {g['gpus_per_node']} GPUs "
+        f"({g['mode']}{', spot' if g['spot'] else ''})"
+    )
+    pods = Table("pod", "machine", "cpu", "cpu allocatable", "memory", "memory allocatable", title="Requests")
+    for p in plan.pods:
+        pods.add_row(
+            p["pod"],
+            p["machine"],
+            p["cpu"],
+            str(p["cpu_allocatable"]),
+            p["memory"],
+            f"{p['memory_allocatable_gib']}Gi",
+        )
+    console.print(pods)
+    r = plan.ray
+    needs = r["verl_needs_per_node"]
+    console.print(f"Ray CPUs per worker: {r['cpus_per_worker']:g} (verl's placement groups need {needs})")
+    for title, rows in (
+        ("Batches", plan.batches),
+        ("GPU memory per GPU (GB, rough)", plan.memory_per_gpu_gb),
+    ):
+        table = Table("", "", title=title, show_header=False)
+        for key, value in rows.items():
+            table.add_row(key.replace("_", " "), str(value))
+        console.print(table)
+    c = plan.cost
+    console.print(
+        "Cost: set --gpu-hour-price"
+        if c["per_hour"] is None
+        else f"Cost: {c['per_hour']:.2f} per hour at {c['gpu_hour_price']:g} per GPU-hour"
+    )
+    for w in plan.warnings:
+        console.print(w, soft_wrap=True)
+    return console.export_text()

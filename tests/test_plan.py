@@ -1,0 +1,48 @@
+"""`verl-grpo plan`: goldens for both overlays, and arithmetic checked independently."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .plan_goldens import GOLDENS, PROFILES, render
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize(("output", "suffix"), [("text", "txt"), ("json", "json")])
+def test_plan_matches_the_reviewed_golden(profile, output, suffix, capsys):
+    assert render(profile, output, capsys) == (GOLDENS / f"{profile}.{suffix}").read_text(), "make goldens"
+
+
+def test_batch_arithmetic(capsys):
+    plan = json.loads(render("h200-standard", "json", capsys))
+    b = plan["batches"]
+    # 256 prompts x 8 responses over 16 GPUs; micro-batch 2; GSM8K train split of 7473 rows, 2 epochs.
+    assert b["rollouts_per_step"] == 2048
+    assert b["responses_per_gpu_per_mini_batch"] == 128 and b["grad_accumulation_steps"] == 64
+    assert b["steps_per_epoch"] == 29 and b["total_steps"] == 58
+    assert b["checkpoints"] == 6  # steps 10, 20, 30, 40, 50 and the last one (58)
+    assert plan["cost"]["per_hour"] == 160.0
+    assert plan["memory_per_gpu_gb"]["total_gb"] < plan["memory_per_gpu_gb"]["gpu_gb"]
+
+
+def test_plan_shows_checker_warnings(capsys):
+    from verl_grpo.cli import main
+
+    assert main(["plan", "--profile", "h200-standard", "--set", "training.rolloutN=1"]) == 0
+    assert "rollout.n = 1 learns nothing" in capsys.readouterr().out
+
+
+def test_plan_warns_when_memory_does_not_fit(capsys, tmp_path):
+    from verl_grpo.cli import main
+
+    values = tmp_path / "v.yaml"
+    values.write_text(
+        "training: {gpuMemoryUtilization: 0.6, refParamOffload: false}\nworker: {replicas: 1}\n"
+    )
+    assert main(["plan", "--profile", "h200-standard", "-f", str(values), "-o", "json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    # 32e9 x 16 B / 8 GPUs = 64 GB actor, 8 GB reference, 0.6 x 141 GB vLLM pool.
+    assert plan["memory_per_gpu_gb"]["total_gb"] == 156.6
+    assert any("exceeds the 141 GB" in w for w in plan["warnings"])
