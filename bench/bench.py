@@ -6,6 +6,7 @@ make bench            # or: .venv/bin/python bench/bench.py --runs 5
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import statistics
@@ -90,7 +91,29 @@ def main() -> None:
     print("|---|---:|---:|---:|")
     for name, seconds in results.items():
         print(f"| {name} | {seconds:.3f} | {seconds / floor:.2f} | {seconds / helm:.2f} |")
+    print("\nScaling: N renderings (synth + validation + verl checks) in one process, median of 3:\n")
+    print("| renderings | median s | s per rendering | peak MB python | peak MB node (jsii) |")
+    print("|---:|---:|---:|---:|---:|")
+    for count in (1, 10, 100):
+        runs = [scale(count) for _ in range(3)]
+        mid = sorted(runs, key=lambda r: r["seconds"])[1]
+        print(
+            f"| {count} | {mid['seconds']:.3f} | {mid['seconds'] / count:.3f} | {mid['python_mb']:.0f} "
+            f"| {mid['node_mb']:.0f} |"
+        )
     sys.stdout.flush()
+
+
+def scale(count: int) -> dict:
+    done = subprocess.run(
+        [PY, str(REPO / "bench" / "scale.py"), str(count)],
+        check=True,
+        env=ENV,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 if __name__ == "__main__":
