@@ -3,9 +3,7 @@
 # with its 8 subnets. Ranges are cut from NETWORK_BASE (verl-grpo env) so they never overlap.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-parse_flags "$@"
-load_settings
-check_location
+start_step "$@"
 
 ensure "network $GVNIC_VPC" gcloud compute networks describe "$GVNIC_VPC" --project="$PROJECT" -- \
   gcloud compute networks create "$GVNIC_VPC" --project="$PROJECT" --subnet-mode=custom --mtu=8244

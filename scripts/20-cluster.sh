@@ -4,9 +4,7 @@
 # features, nodes come from the pods' requests.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-parse_flags "$@"
-load_settings
-check_location
+start_step "$@"
 check_cluster_name
 GKE_VERSION=${GKE_VERSION:-$MIN_GKE_VERSION}
 version_at_least "$GKE_VERSION" "$MIN_GKE_VERSION" ||

@@ -3,9 +3,7 @@
 # CAPACITY: reservation (RESERVATION must exist), spot or flex-start; default follows cluster.spot.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-parse_flags "$@"
-load_settings
-check_location
+start_step "$@"
 check_cluster_name
 if [[ $CLUSTER_MODE == autopilot ]]; then
   log "Autopilot: GPU nodes come from the pods' requests; no node pool to create"

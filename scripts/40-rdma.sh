@@ -2,9 +2,7 @@
 # Step 4: GKE's NCCL RDMA installer for the mode, then the Network objects from dist/.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-parse_flags "$@"
-load_settings
-check_location
+start_step "$@"
 check_cluster_name
 INSTALLERS=https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/master/gpudirect-rdma
 if [[ $CLUSTER_MODE == autopilot ]]; then installer=nccl-rdma-installer-autopilot.yaml; else installer=nccl-rdma-installer.yaml; fi

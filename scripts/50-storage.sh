@@ -5,9 +5,7 @@
 # The Kubernetes service account itself comes with the manifests (helm or kubectl apply).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-parse_flags "$@"
-load_settings
-check_location
+start_step "$@"
 
 ensure "bucket gs://$BUCKET" gcloud storage buckets describe "gs://$BUCKET" --project="$PROJECT" -- \
   gcloud storage buckets create "gs://$BUCKET" --project="$PROJECT" --location="$REGION" \

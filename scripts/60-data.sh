@@ -4,9 +4,7 @@
 # verl's examples/data_preprocess/gsm8k.py. VERL_SOURCE_DIR: a checkout (default: clone the tag).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-parse_flags "$@"
-load_settings
-check_location
+start_step "$@"
 require MODEL_SOURCE_DIR GSM8K_DIR
 [[ -f $MODEL_SOURCE_DIR/config.json ]] || die "MODEL_SOURCE_DIR=$MODEL_SOURCE_DIR has no config.json"
 for split in train test; do

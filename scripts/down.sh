@@ -3,9 +3,7 @@
 # KEEP_BUCKET=true keeps the bucket (model, data, checkpoints) and its IAM binding.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-parse_flags "$@"
-load_settings
-check_location
+start_step "$@"
 check_cluster_name
 confirm "Delete cluster $CLUSTER, its networks${KEEP_BUCKET:+ (keeping the bucket)} in $PROJECT?"
 

@@ -57,6 +57,13 @@ load_settings() {
   eval "$env_out"
 }
 
+# Every step begins the same way: flags, settings from the values, location checks.
+start_step() {
+  parse_flags "$@"
+  load_settings
+  check_location
+}
+
 # The checks that would otherwise fail minutes into a cloud operation.
 check_location() {
   require PROJECT REGION ZONE
