@@ -101,12 +101,18 @@ def main() -> None:
             f"| {count} | {mid['seconds']:.3f} | {mid['seconds'] / count:.3f} | {mid['python_mb']:.0f} "
             f"| {mid['node_mb']:.0f} |"
         )
+    print("\nA RayCluster with N GPU worker groups (construct code, one chart), median of 3:\n")
+    print("| worker groups | median s | manifest bytes |")
+    print("|---:|---:|---:|")
+    for groups in (1, 8, 64):
+        runs = sorted((run_json("worker_groups.py", groups) for _ in range(3)), key=lambda r: r["seconds"])
+        print(f"| {groups} | {runs[1]['seconds']:.3f} | {runs[1]['json_bytes']} |")
     sys.stdout.flush()
 
 
-def scale(count: int) -> dict:
+def run_json(script: str, arg: int) -> dict:
     done = subprocess.run(
-        [PY, str(REPO / "bench" / "scale.py"), str(count)],
+        [PY, str(REPO / "bench" / script), str(arg)],
         check=True,
         env=ENV,
         cwd=REPO,
@@ -114,6 +120,10 @@ def scale(count: int) -> dict:
         text=True,
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def scale(count: int) -> dict:
+    return run_json("scale.py", count)
 
 
 if __name__ == "__main__":
