@@ -71,4 +71,4 @@ clean:
 	rm -rf $(VENV) .venv-verl-* .venv-checkov .cache cdk8s.out
 
 bench: $(STAMP) tools
-	$(BIN)/python bench/bench.py --runs 5
+	$(BIN)/python bench/bench.py --runs 5 --readme

@@ -6,6 +6,8 @@ make bench            # or: .venv/bin/python bench/bench.py --runs 5
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import platform
@@ -51,7 +53,33 @@ def median_seconds(cmd: list[str], runs: int, cold_cache: bool = False) -> float
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--readme", action="store_true", help="also write the tables into README.md")
     args = parser.parse_args()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(Tee(out)):
+        measure(args.runs)
+    if args.readme:
+        readme = REPO / "README.md"
+        text = readme.read_text()
+        head, _, rest = text.partition(BEGIN)
+        _, _, tail = rest.partition(END)
+        readme.write_text(f"{head}{BEGIN}\n{out.getvalue()}{END}{tail}")
+
+
+BEGIN, END = "<!-- bench:begin (make bench writes this) -->", "<!-- bench:end -->"
+
+
+class Tee(io.TextIOBase):
+    def __init__(self, copy: io.StringIO) -> None:
+        self.copy, self.out = copy, sys.stdout
+
+    def write(self, text: str) -> int:
+        self.copy.write(text)
+        return self.out.write(text)
+
+
+def measure(runs: int) -> None:
+    args = argparse.Namespace(runs=runs)
     with tempfile.TemporaryDirectory() as tmp:
         cases = {
             "python -c 'import cdk8s'": [PY, "-c", "import cdk8s"],
