@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .values.derive import RAY_CPUS_PER_GPU, DeploySpec
+from .values.derive import DeploySpec
 from .values.machines import allocatable_cpu, allocatable_memory_gib, cpu_machines
 from .values.quantity import parse_quantity
-from .verl_check.rules import Problem
+from .verl_check.rules import Problem, model_billions, ray_cpus_per_gpu
 
 GSM8K_TRAIN_ROWS = 7473  # examples/data_preprocess/gsm8k.py output, train split
 # Bytes per parameter of the FSDP actor: fp32 master weights, fp32 gradients, Adam's two moments.
@@ -30,11 +29,6 @@ class Plan:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def model_billions(path: str) -> float | None:
-    match = re.search(r"(\d+(?:\.\d+)?)[Bb](?![a-z])", path.rsplit("/", 1)[-1])
-    return float(match.group(1)) if match else None
 
 
 def make_plan(
@@ -62,7 +56,7 @@ def make_plan(
             "memory_allocatable_gib": math.floor(allocatable_memory_gib(gpu.memory_gb)),
         },
     ]
-    per_gpu_cpus = 1 if verl_version.startswith("0.6") else RAY_CPUS_PER_GPU
+    per_gpu_cpus = ray_cpus_per_gpu(verl_version)
     ray = {
         "cpus_per_worker": float(parse_quantity(d.worker_cpu)),
         "verl_needs_per_node": per_gpu_cpus * per_node,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
+from ..values.derive import RAY_CPUS_PER_GPU
 from .config import ComposedConfig
 
 A = "actor_rollout_ref.actor"
@@ -38,6 +39,11 @@ class Problem:
 
 def _version(v: str) -> tuple[int, ...]:
     return tuple(int(p) for p in v.split("."))
+
+
+def ray_cpus_per_gpu(version: str) -> int:
+    """CPUs verl's placement groups ask per GPU bundle: 1 up to 0.6, RAY_CPUS_PER_GPU from 0.7."""
+    return 1 if _version(version) < (0, 7) else RAY_CPUS_PER_GPU
 
 
 def _both_or_neither(cfg: ComposedConfig, section: str, param: str) -> Problem | None:
@@ -253,7 +259,7 @@ def warnings(cfg: ComposedConfig, ray_cpus_per_node: float | None = None) -> lis
             )
         )
     if ray_cpus_per_node is not None:
-        per_gpu = 1 if _version(cfg.version) < (0, 7) else 3
+        per_gpu = ray_cpus_per_gpu(cfg.version)
         need = per_gpu * g("trainer.n_gpus_per_node")
         if ray_cpus_per_node < need:
             out.append(
@@ -265,7 +271,7 @@ def warnings(cfg: ComposedConfig, ray_cpus_per_node: float | None = None) -> lis
                     f"({need}) and waits forever without them",
                 )
             )
-    size = _model_billions(str(g("actor_rollout_ref.model.path") or ""))
+    size = model_billions(str(g("actor_rollout_ref.model.path") or ""))
     micro = g(f"{A}.ppo_micro_batch_size_per_gpu")
     if size and isinstance(micro, int):
         reference = 2 if size >= 30 else 8 if size >= 7 else 32
@@ -294,6 +300,7 @@ def _uses_reference(cfg: ComposedConfig) -> bool:
     return bool(cfg.get("algorithm.use_kl_in_reward") or cfg.get(f"{A}.use_kl_loss"))
 
 
-def _model_billions(path: str) -> float | None:
+def model_billions(path: str) -> float | None:
+    """Parameter count in billions from a model folder named like Qwen2.5-32B-Instruct."""
     match = re.search(r"(\d+(?:\.\d+)?)[Bb](?![a-z])", path.rsplit("/", 1)[-1])
     return float(match.group(1)) if match else None
