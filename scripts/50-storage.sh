@@ -11,9 +11,8 @@ ensure "bucket gs://$BUCKET" gcloud storage buckets describe "gs://$BUCKET" --pr
   gcloud storage buckets create "gs://$BUCKET" --project="$PROJECT" --location="$REGION" \
   --uniform-bucket-level-access --enable-hierarchical-namespace
 
-number=$(gcloud projects describe "$PROJECT" --format='value(projectNumber)')
-member="principal://iam.googleapis.com/projects/$number/locations/global/workloadIdentityPools/$PROJECT.svc.id.goog/subject/ns/$NAMESPACE/sa/$KSA_NAME"
-if gcloud storage buckets get-iam-policy "gs://$BUCKET" --project="$PROJECT" --format=json 2>/dev/null | grep -qF "$member"; then
+member=$(wi_member)
+if bucket_binds "$member"; then
   log "IAM binding for $KSA_NAME exists"
 else
   run gcloud storage buckets add-iam-policy-binding "gs://$BUCKET" --project="$PROJECT" \

@@ -16,9 +16,8 @@ remove "cluster $CLUSTER" gcloud container clusters describe "$CLUSTER" "${locat
   gcloud container clusters delete "$CLUSTER" "${location[@]}" --quiet
 
 if [[ ${KEEP_BUCKET:-false} != true ]]; then
-  number=$(gcloud projects describe "$PROJECT" --format='value(projectNumber)')
-  member="principal://iam.googleapis.com/projects/$number/locations/global/workloadIdentityPools/$PROJECT.svc.id.goog/subject/ns/$NAMESPACE/sa/$KSA_NAME"
-  if gcloud storage buckets get-iam-policy "gs://$BUCKET" --project="$PROJECT" --format=json 2>/dev/null | grep -qF "$member"; then
+  member=$(wi_member)
+  if bucket_binds "$member"; then
     run gcloud storage buckets remove-iam-policy-binding "gs://$BUCKET" --project="$PROJECT" \
       --member="$member" --role=roles/storage.objectUser
   fi

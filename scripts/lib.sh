@@ -46,15 +46,14 @@ require() {
 
 # Settings the manifests use come from the same values: never typed twice. up.sh computes them
 # once and hands them to each step in VERL_ENV.
+settings_env() {
+  "${VERL_GRPO:-$REPO_DIR/.venv/bin/verl-grpo}" env --profile "${PROFILE:-b200-standard}" \
+    ${NAMESPACE:+-n "$NAMESPACE"} "${VALUES_ARGS[@]}" || die "verl-grpo env failed"
+}
+
 load_settings() {
-  local env_out
-  if [[ -n ${VERL_ENV:-} ]]; then
-    eval "$VERL_ENV"
-    return
-  fi
-  env_out=$("${VERL_GRPO:-$REPO_DIR/.venv/bin/verl-grpo}" env --profile "${PROFILE:-b200-standard}" \
-    ${NAMESPACE:+-n "$NAMESPACE"} "${VALUES_ARGS[@]}") || die "verl-grpo env failed"
-  eval "$env_out"
+  [[ -n ${VERL_ENV:-} ]] || VERL_ENV=$(settings_env)
+  eval "$VERL_ENV"
 }
 
 # Every step begins the same way: flags, settings from the values, location checks.
@@ -102,30 +101,36 @@ run() {
 # exists CMD...: a describe/get that answers true or false, quietly.
 exists() { "$@" >/dev/null 2>&1; }
 
-# ensure WHAT DESCRIBE... -- CREATE...: create unless the describe finds it.
-ensure() {
-  local what=$1 describe=()
-  shift
+# guarded absent|present WHAT DESCRIBE... -- CMD...: run CMD when the describe says WHAT is
+# absent (to create it) or present (to delete it); otherwise say why nothing was done.
+guarded() {
+  local when=$1 what=$2 describe=() found=false
+  shift 2
   while [[ $1 != -- ]]; do describe+=("$1"); shift; done
   shift
-  if exists "${describe[@]}"; then
+  exists "${describe[@]}" && found=true
+  if [[ $when == absent && $found == false ]] || [[ $when == present && $found == true ]]; then
+    run "$@"
+  elif [[ $found == true ]]; then
     log "$what exists"
-  else
-    run "$@"
-  fi
-}
-
-# remove WHAT DESCRIBE... -- DELETE...: delete only what is there.
-remove() {
-  local what=$1 describe=()
-  shift
-  while [[ $1 != -- ]]; do describe+=("$1"); shift; done
-  shift
-  if exists "${describe[@]}"; then
-    run "$@"
   else
     log "$what already gone"
   fi
+}
+
+ensure() { guarded absent "$@"; }
+remove() { guarded present "$@"; }
+
+# The Workload Identity principal of the training service account, and whether it is bound.
+wi_member() {
+  local number
+  number=$(gcloud projects describe "$PROJECT" --format='value(projectNumber)')
+  printf 'principal://iam.googleapis.com/projects/%s/locations/global/workloadIdentityPools/%s.svc.id.goog/subject/ns/%s/sa/%s' \
+    "$number" "$PROJECT" "$NAMESPACE" "$KSA_NAME"
+}
+
+bucket_binds() {
+  gcloud storage buckets get-iam-policy "gs://$BUCKET" --project="$PROJECT" --format=json 2>/dev/null | grep -qF "$1"
 }
 
 confirm() {

@@ -4,8 +4,8 @@ set -euo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
 source "$here/lib.sh"
 parse_flags "$@"
-VERL_ENV=$("${VERL_GRPO:-$REPO_DIR/.venv/bin/verl-grpo}" env --profile "${PROFILE:-b200-standard}" \
-  ${NAMESPACE:+-n "$NAMESPACE"} "${VALUES_ARGS[@]}") || die "verl-grpo env failed"
+# Settings once for all steps (each step would otherwise start verl-grpo env again).
+VERL_ENV=$(settings_env)
 export VERL_ENV
 steps=(10-networks 20-cluster 30-gpu-pool 40-rdma 50-storage)
 # The data-prep Job fills the bucket in the cluster (the default); upload from here only when
