@@ -11,9 +11,6 @@ from ..values.derive import DeploySpec
 from .base import ManifestConstruct
 from .pod_security import NAMESPACED_EXCEPTIONS, skip_annotations
 
-MOUNT_PATH = "/opt/verl-grpo"
-
-
 def preflight_source() -> str:
     return (resources.files("verl_grpo") / "preflight.py").read_text()
 
@@ -21,6 +18,7 @@ def preflight_source() -> str:
 class PreflightScript(ManifestConstruct):
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
         super().__init__(scope, id)
+        self.mount_path = spec.values.preflight.mount_path
         self.config_map = f"{spec.release.name}-preflight"
         self.add_object(
             "config-map",
@@ -36,4 +34,4 @@ class PreflightScript(ManifestConstruct):
         return {"name": "preflight", "configMap": {"name": self.config_map}}
 
     def volume_mount(self) -> dict[str, Any]:
-        return {"name": "preflight", "mountPath": MOUNT_PATH, "readOnly": True}
+        return {"name": "preflight", "mountPath": self.mount_path, "readOnly": True}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from ..values.derive import DeploySpec
 from ..values.refs import join, join_prefixed, text
-from .preflight_script import MOUNT_PATH as PREFLIGHT_DIR
 
 NVIDIA_LIB = "/usr/local/nvidia/lib64"
 GIB_LIB = "/usr/local/gib/lib64"
@@ -108,15 +107,25 @@ def preflight_command(spec: DeploySpec) -> str:
     v, s = spec.values, spec.values.storage
     data = f"{s.mount_path}/{s.data_dir}"
     return (
-        f"python3 {PREFLIGHT_DIR}/preflight.py --model {s.mount_path}/{s.model_dir}"
+        f"python3 {v.preflight.mount_path}/preflight.py --model {s.mount_path}/{s.model_dir}"
         f" --train {data}/train.parquet --val {data}/test.parquet --checkpoints {checkpoint_dir(spec)}"
         f" --gpus-per-node {spec.gpu.gpus_per_node} --nodes {text(v.worker.replicas)}"
         f" --wait {text(v.preflight.wait_seconds)}"
     )
 
 
-def entrypoint(spec: DeploySpec) -> str:
-    """Pre-flight, then verl: one quoted override per line, user extras last and verbatim."""
-    lines = [f"{preflight_command(spec)} &&", f"python3 -m {spec.values.training.module}"]
+def _verl_command(spec: DeploySpec, before: list[str], after: str) -> str:
+    """One quoted override per line, user extras last and verbatim."""
+    lines = [*before, f"python3 -m {spec.values.training.module}"]
     lines += [f"'{o}'" for o in hydra_overrides(spec)]
-    return " \\\n  ".join(lines) + join_prefixed(spec.values.training.extra_args, " ") + "\n"
+    return " \\\n  ".join(lines) + join_prefixed(spec.values.training.extra_args, " ") + after + "\n"
+
+
+def entrypoint(spec: DeploySpec) -> str:
+    """Pre-flight, then verl."""
+    return _verl_command(spec, [f"{preflight_command(spec)} &&"], "")
+
+
+def compose_entrypoint(spec: DeploySpec) -> str:
+    """verl's Hydra stage only (`--cfg job`): the same overrides composed and printed, no GPUs needed."""
+    return _verl_command(spec, [], " --cfg job")

@@ -292,6 +292,11 @@ class DataPrep(Model):
 
 
 class Preflight(Model):
+    mount_path: str = field(
+        "/opt/verl-grpo",
+        "Where the head pod mounts the pre-flight ConfigMap; the entrypoint runs preflight.py from here.",
+        pattern=ABS_PATH,
+    )
     wait_seconds: int = field(
         1800,
         "How long the pre-flight waits for model and data (e.g. a data-prep Job still running).",

@@ -97,6 +97,7 @@ def check(spec: DeploySpec) -> list[str]:
     mounts = {
         "storage.mountPath": v.storage.mount_path,
         "storage.checkpointMountPath": v.storage.checkpoint_mount_path,
+        "preflight.mountPath": v.preflight.mount_path,
     }
     for key, path in mounts.items():
         for other_key, other in [*mounts.items(), *RESERVED_MOUNTS.items()]:
