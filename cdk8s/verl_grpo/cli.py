@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from .jobs.commands import JOB_VERBS, add_job_verbs, run_job_verb
+from .jobs.errors import JobsError
 from .profiles import find_profile, shipped_profiles
 from .values.derive import Release
 from .values.loader import ValuesError
@@ -116,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     verbs.add_parser("schema", help="print values.schema.json")
+    add_job_verbs(verbs, _values_flags)
     return parser
 
 
@@ -134,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
             return _env(args)
         if args.verb == "plan":
             return _plan(args)
+        if args.verb in JOB_VERBS:
+            return run_job_verb(args, _submit_spec)
         if args.verb == "schema":
             from .values.schema import values_schema
 
@@ -142,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValuesError as e:
         for line in e.problems:
             print(f"error: {one_line(line)}", file=sys.stderr)
+        return EXIT_INVALID
+    except JobsError as e:
+        print(f"verl-grpo {args.verb}: {one_line(str(e))}", file=sys.stderr)
         return EXIT_INVALID
     except Exception as e:  # noqa: BLE001 - one line, never a traceback; the fuzz tests keep this unused
         print(f"verl-grpo: internal error: {type(e).__name__}: {e} (please report)", file=sys.stderr)
@@ -230,6 +238,27 @@ def _env(args: argparse.Namespace) -> int:
         raise ValuesError([str(e)]) from e
     sys.stdout.write(render_env(env))
     return 0
+
+
+def _submit_spec(args: argparse.Namespace):  # noqa: ANN202 - DeploySpec
+    """The values `submit` sends, checked as synth checks them (a run refused here costs no GPU);
+    --compose-only leaves the verl rules to the image's verl itself."""
+    from .synth import Request, synthesize
+
+    (profile,) = _profiles([args.profile])
+    release = Release(args.release_name, args.namespace)
+    request = Request(
+        profile.name,
+        profile.layer(),
+        tuple(args.values),
+        _sets(args),
+        release,
+        check_verl=not args.compose_only,
+    )
+    (rendering,) = synthesize([request]).values()
+    for line in rendering.warnings:
+        print(f"warning: {line}", file=sys.stderr)
+    return rendering.spec
 
 
 def _profiles(names: list[str]) -> list:

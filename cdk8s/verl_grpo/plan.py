@@ -10,8 +10,8 @@ from .values.derive import DeploySpec
 from .values.machines import allocatable_cpu, allocatable_memory_gib, cpu_machines
 from .values.quantity import parse_quantity
 from .verl_check.rules import Problem, model_billions, ray_cpus_per_gpu
+from .verl_check.steps import steps_per_epoch, total_steps
 
-GSM8K_TRAIN_ROWS = 7473  # examples/data_preprocess/gsm8k.py output, train split
 # Bytes per parameter of the FSDP actor: fp32 master weights, fp32 gradients, Adam's two moments.
 ACTOR_BYTES_PER_PARAM = 16
 BF16 = 2
@@ -63,18 +63,17 @@ def make_plan(
         "gpus": gpus,
     }
     rollouts = t.train_batch_size * t.rollout_n
-    steps_per_epoch = GSM8K_TRAIN_ROWS // t.train_batch_size
-    total_steps = steps_per_epoch * t.total_epochs
+    steps = total_steps(t)
     mini_per_gpu = t.ppo_mini_batch_size * t.rollout_n // gpus
-    saves = 0 if t.save_freq <= 0 else total_steps // t.save_freq + (1 if total_steps % t.save_freq else 0)
+    saves = 0 if t.save_freq <= 0 else steps // t.save_freq + (1 if steps % t.save_freq else 0)
     batches = {
         "prompts_per_step": t.train_batch_size,
         "rollouts_per_step": rollouts,
         "mini_batches_per_step": t.train_batch_size // t.ppo_mini_batch_size,
         "responses_per_gpu_per_mini_batch": mini_per_gpu,
         "grad_accumulation_steps": mini_per_gpu // t.ppo_micro_batch_size_per_gpu,
-        "steps_per_epoch": steps_per_epoch,
-        "total_steps": total_steps,
+        "steps_per_epoch": steps_per_epoch(t),
+        "total_steps": steps,
         "checkpoints": saves,
     }
     billions = model_billions(v.storage.model_dir)

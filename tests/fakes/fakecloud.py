@@ -5,13 +5,18 @@ keeps state (what exists) and fails on demand.
     FAKE_STATE=dir      calls.jsonl (one call per line) and state.json live here
     FAKE_FAIL_AT=N      the Nth mutating call fails (exit 1), counted across the whole run
     FAKE_PROJECT_NUMBER project number `gcloud projects describe` prints (default 123456789012)
+    FAKE_FORWARD_TO     host:port `kubectl port-forward` really forwards to (a local Ray dashboard);
+                        the Services it can find are state.json's "services" ({namespace, name, labels})
 """
 
 from __future__ import annotations
 
 import json
 import os
+import socket
+import socketserver
 import sys
+import threading
 from pathlib import Path
 
 READ_VERBS = {"describe", "get", "ls", "get-iam-policy", "list", "get-credentials", "version"}
@@ -112,10 +117,62 @@ def gcloud(cloud: Cloud, args: list[str]) -> int:
     return 0
 
 
+def option(args: list[str], name: str) -> str | None:
+    return next((args[i + 1] for i, a in enumerate(args[:-1]) if a == name), None)
+
+
+def services(cloud: Cloud, namespace: str, selector: str) -> list[dict]:
+    wanted = dict(term.split("=", 1) for term in selector.split(",") if term)
+    return [
+        s
+        for s in cloud.state.get("services", [])
+        if s["namespace"] == namespace and all(s["labels"].get(k) == v for k, v in wanted.items())
+    ]
+
+
+def port_forward(cloud: Cloud, namespace: str, target: str) -> int:
+    """Listen on a free local port and pipe every connection to FAKE_FORWARD_TO, as kubectl would."""
+    name = target.removeprefix("svc/")
+    if not any(s["name"] == name for s in services(cloud, namespace, "")):
+        print(f'Error from server (NotFound): services "{name}" not found', file=sys.stderr)
+        return 1
+    host, port = os.environ["FAKE_FORWARD_TO"].rsplit(":", 1)
+    cloud.save()  # the process runs until killed: record the call now
+
+    class Pipe(socketserver.BaseRequestHandler):
+        def handle(self) -> None:
+            upstream = socket.create_connection((host, int(port)))
+
+            def copy(src: socket.socket, dst: socket.socket) -> None:
+                try:
+                    while data := src.recv(65536):
+                        dst.sendall(data)
+                except OSError:
+                    pass
+                finally:
+                    dst.close()
+
+            threading.Thread(target=copy, args=(upstream, self.request), daemon=True).start()
+            copy(self.request, upstream)
+
+    socketserver.ThreadingTCPServer.daemon_threads = True
+    with socketserver.ThreadingTCPServer(("127.0.0.1", 0), Pipe) as server:
+        print(f"Forwarding from 127.0.0.1:{server.server_address[1]} -> 8265", flush=True)
+        server.serve_forever()
+    return 0
+
+
 def kubectl(cloud: Cloud, args: list[str]) -> int:
     words = positional(args)
     verb = words[0]
-    namespace = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "-n"), "default")
+    namespace = option(args, "-n") or "default"
+    if verb == "get" and option(args, "-l") is not None:
+        found = services(cloud, namespace, option(args, "-l") or "")
+        items = [{"metadata": {"name": s["name"], "labels": s["labels"]}} for s in found]
+        print(json.dumps({"items": items}))
+        return 0
+    if verb == "port-forward":
+        return port_forward(cloud, namespace, words[-2])
     if verb == "get":
         return 0 if f"k8s {words[1]} {namespace}/{words[2]}" in cloud.state["resources"] else 1
     cloud.mutate()

@@ -11,6 +11,7 @@ from ..values.derive import DeploySpec
 from .base import ManifestConstruct
 from .pod_security import NAMESPACED_EXCEPTIONS, skip_annotations
 
+
 def preflight_source() -> str:
     return (resources.files("verl_grpo") / "preflight.py").read_text()
 

@@ -36,6 +36,10 @@ def _resources(cpu: str, memory: str, ephemeral: str, extra: dict[str, str] | No
     return {"requests": amounts, "limits": dict(amounts)}
 
 
+def ray_cluster_name(spec: DeploySpec) -> str:
+    return f"{spec.release.name}-{spec.values.gpu.type}"
+
+
 class VerlRayCluster(ManifestConstruct):
     """Builds the RayCluster spec; renders a RayCluster object only when run.kind is RayCluster."""
 
@@ -51,7 +55,7 @@ class VerlRayCluster(ManifestConstruct):
         preflight: PreflightScript,
     ) -> None:
         super().__init__(scope, id)
-        self.name = f"{spec.release.name}-{spec.values.gpu.type}"
+        self.name = ray_cluster_name(spec)
         self.spec = {
             "rayVersion": spec.values.ray.version,
             "headGroupSpec": self._head(spec, storage, identity, preflight),

@@ -1,0 +1,299 @@
+"""The job verbs: submit, status, logs, stop, metrics (flags here, work in the sibling modules)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from .address import DASHBOARD_PORT
+from .client import TERMINAL, Connection, client_version, connect, request_error, version_problems
+from .errors import JobsError
+from .progress import SCORE, ProgressDisplay, RunProgress
+from .step_lines import parse_step_line, step_records
+
+EXIT_FAILED = 1
+EXIT_INTERRUPTED = 130
+
+
+def _address_flags(p: argparse.ArgumentParser, namespace: bool = True) -> None:
+    p.add_argument(
+        "--address",
+        default=None,
+        metavar="URL",
+        help=f"Ray dashboard, http://HOST:{DASHBOARD_PORT} (default: kubectl port-forward to the head "
+        "Service found by label ray.io/node-type=head)",
+    )
+    if namespace:
+        p.add_argument("-n", "--namespace", default="default", help="namespace of the RayCluster")
+    p.add_argument("--cluster", default=None, metavar="NAME", help="RayCluster name, when several run")
+    p.add_argument(
+        "--allow-version-mismatch",
+        action="store_true",
+        help="go on when the cluster's Ray differs from this client's",
+    )
+
+
+def add_job_verbs(verbs: argparse._SubParsersAction, values_flags: Callable) -> None:
+    submit = verbs.add_parser(
+        "submit", help="submit the GRPO run to a RayCluster through Ray's Jobs API (prints the job id)"
+    )
+    submit.add_argument(
+        "--profile",
+        default="b200-standard-raycluster",
+        metavar="NAME",
+        help="shipped profile under your values (default: b200-standard-raycluster)",
+    )
+    values_flags(submit)
+    _address_flags(submit, namespace=False)
+    submit.add_argument(
+        "--submission-id", default=None, help="job id (default: RELEASE-EXPERIMENT-TIME-XXXX)"
+    )
+    submit.add_argument("--follow", action="store_true", help="stream logs and progress until the job ends")
+    submit.add_argument(
+        "--compose-only",
+        action="store_true",
+        help="run verl's Hydra stage only (--cfg job): checks every override against the image's verl",
+    )
+
+    status = verbs.add_parser("status", help="a job's status and message")
+    status.add_argument("job_id", metavar="JOB_ID")
+    _address_flags(status)
+    status.add_argument("-o", "--output", choices=["text", "json"], default="text")
+
+    logs = verbs.add_parser("logs", help="a job's logs; --follow streams them with progress until it ends")
+    logs.add_argument("job_id", metavar="JOB_ID")
+    _address_flags(logs)
+    logs.add_argument("--follow", action="store_true")
+    logs.add_argument("--total-steps", type=int, default=None, metavar="N", help="steps the run will take")
+
+    stop = verbs.add_parser("stop", help="stop a running job")
+    stop.add_argument("job_id", metavar="JOB_ID")
+    _address_flags(stop)
+    stop.add_argument(
+        "--timeout", type=float, default=60.0, metavar="S", help="wait this long for it to stop"
+    )
+
+    metrics = verbs.add_parser("metrics", help="verl's step metrics of a job or a log file: table, CSV, PNG")
+    metrics.add_argument("source", metavar="JOB_ID|LOGFILE", help="a job id, or a saved log (- for stdin)")
+    _address_flags(metrics)
+    metrics.add_argument(
+        "--key",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help=f"metric to take (repeatable; default: {SCORE})",
+    )
+    metrics.add_argument("--png", type=Path, default=None, metavar="FILE", help="plot the keys over steps")
+    metrics.add_argument("--csv", type=Path, default=None, metavar="FILE", help="write step,KEY,... rows")
+
+
+JOB_VERBS = ("submit", "status", "logs", "stop", "metrics")
+
+
+def run_job_verb(args: argparse.Namespace, spec_of: Callable[[argparse.Namespace], object]) -> int:
+    if args.verb == "submit":
+        return _submit(args, spec_of(args))
+    if args.verb == "metrics" and (lines := _log_file(args.source)) is not None:
+        return _metrics(args, lines)
+    with _connected(args, expected_version=None) as conn:
+        if args.verb == "status":
+            return _status(conn, args)
+        if args.verb == "logs":
+            return _logs(conn, args)
+        if args.verb == "stop":
+            return _stop(conn, args)
+        return _metrics(args, _job_logs(conn, args.source).splitlines())
+
+
+def _log_file(source: str) -> list[str] | None:
+    """A saved log (`-` is stdin), or None for a job id; a path that is not there is an error."""
+    if source == "-":
+        return sys.stdin.read().splitlines()
+    path = Path(source)
+    if path.exists() and not path.is_dir():
+        return path.read_text(errors="replace").splitlines()
+    if "/" in source:
+        raise JobsError(f"{source}: no such log file (a job id has no '/')")
+    return None
+
+
+@contextmanager
+def _connected(args: argparse.Namespace, expected_version: str | None) -> Iterator[Connection]:
+    from .address import dashboard_address
+
+    with dashboard_address(args.address, args.namespace, args.cluster) as url:
+        conn = connect(url)
+        problems = version_problems(conn, client_version(), expected_version, args.allow_version_mismatch)
+        if problems:
+            raise JobsError("; ".join(problems))
+        yield conn
+
+
+def _submit(args: argparse.Namespace, spec) -> int:  # noqa: ANN001 - a DeploySpec, imported lazily
+    from ..verl_check.steps import total_steps
+    from .submission import build_submission
+
+    submission = build_submission(spec, args.submission_id, args.compose_only)
+    args.cluster = args.cluster or submission.cluster
+    with _connected(args, expected_version=spec.values.ray.version) as conn:
+        try:
+            job_id = conn.client.submit_job(
+                entrypoint=submission.entrypoint,
+                runtime_env=submission.runtime_env,
+                submission_id=submission.submission_id,
+                metadata=submission.metadata,
+            )
+        except RuntimeError as e:
+            raise JobsError(f"submit to {conn.url} refused: {e}") from e
+        print(job_id, flush=True)
+        print(f"submitted {job_id} to {conn.url} (cluster {submission.cluster})", file=sys.stderr)
+        if not args.follow:
+            return 0
+        total = None if args.compose_only else total_steps(spec.values.training)
+        return _follow(conn, job_id, total)
+
+
+def _job_info(conn: Connection, job_id: str):  # noqa: ANN202 - ray's JobDetails
+    try:
+        return conn.client.get_job_info(job_id)
+    except RuntimeError as e:
+        raise request_error(job_id, conn.url, e) from e
+
+
+def _job_logs(conn: Connection, job_id: str) -> str:
+    try:
+        return conn.client.get_job_logs(job_id)
+    except RuntimeError as e:
+        raise request_error(job_id, conn.url, e) from e
+
+
+def _follow(conn: Connection, job_id: str, total_steps: int | None) -> int:
+    info = _job_info(conn, job_id)
+    run = RunProgress(total_steps)
+    if info.start_time:
+        run.started = info.start_time / 1000  # Ray's clock: elapsed counts from the job's start
+
+    async def stream(display: ProgressDisplay) -> None:
+        pending = ""
+        async for chunk in conn.client.tail_job_logs(job_id):
+            pending += chunk
+            *lines, pending = pending.split("\n")
+            for line in lines:
+                show(display, line)
+        if pending:
+            show(display, pending)
+
+    def show(display: ProgressDisplay, line: str) -> None:
+        print(line, flush=True)
+        record = parse_step_line(line)
+        if record is not None:
+            display.update(record)
+
+    try:
+        with ProgressDisplay(run) as display:
+            asyncio.run(stream(display))
+            while (info := _job_info(conn, job_id)).status.value not in TERMINAL:
+                asyncio.run(asyncio.sleep(0.5))  # the log stream can close a moment before the status
+    except KeyboardInterrupt:
+        print(
+            f"\nstopped following; {job_id} goes on: "
+            f"verl-grpo logs {job_id} --follow | verl-grpo stop {job_id}",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    status = info.status.value
+    if run.records:
+        Console(soft_wrap=False).print(run.summary(job_id, status))
+    if status != "SUCCEEDED":
+        print(f"verl-grpo: job {job_id} {status}", file=sys.stderr)
+        for line in _tail(info.message or ""):
+            print(f"  {line}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"job {job_id} SUCCEEDED", file=sys.stderr)
+    return 0
+
+
+def _tail(message: str, lines: int = 12) -> list[str]:
+    """The end of Ray's message: where the failing program (verl, Hydra) says what went wrong."""
+    return [line for line in message.splitlines() if line.strip()][-lines:]
+
+
+def _status(conn: Connection, args: argparse.Namespace) -> int:
+    info = _job_info(conn, args.job_id)
+    fields = {
+        "job": args.job_id,
+        "status": info.status.value,
+        "message": info.message or "",
+        "entrypoint": info.entrypoint,
+        "start_time": info.start_time,
+        "end_time": info.end_time,
+        "metadata": info.metadata or {},
+    }
+    if args.output == "json":
+        print(json.dumps(fields, indent=2))
+        return 0
+    table = Table(show_header=False, title=f"{args.job_id} at {conn.url}", title_justify="left")
+    for key in ("status", "message"):
+        table.add_row(key, str(fields[key]))
+    table.add_row("entrypoint", info.entrypoint.splitlines()[-1].strip() if info.entrypoint else "")
+    Console(soft_wrap=False).print(table)
+    return 0
+
+
+def _logs(conn: Connection, args: argparse.Namespace) -> int:
+    if args.follow:
+        return _follow(conn, args.job_id, args.total_steps)
+    sys.stdout.write(_job_logs(conn, args.job_id))
+    return 0
+
+
+def _stop(conn: Connection, args: argparse.Namespace) -> int:
+    import time
+
+    try:
+        stopping = conn.client.stop_job(args.job_id)
+    except RuntimeError as e:
+        raise request_error(args.job_id, conn.url, e) from e
+    deadline = time.monotonic() + args.timeout
+    while (status := _job_info(conn, args.job_id).status.value) not in TERMINAL:
+        if time.monotonic() > deadline:
+            raise JobsError(f"{args.job_id} is still {status} after {args.timeout:g} s")
+        time.sleep(0.5)
+    print(f"{args.job_id} {status}" + ("" if stopping else " (it had already ended)"))
+    return 0
+
+
+def _metrics(args: argparse.Namespace, lines: list[str]) -> int:
+    from .metrics_output import check_keys, csv_text, png_bytes
+
+    records = step_records(lines)
+    keys = list(dict.fromkeys(args.key)) or [SCORE]
+    check_keys(records, keys)
+    # Everything is made before anything is written: a refused key or plot leaves no half output.
+    for path in (args.csv, args.png):
+        if path is not None and not path.parent.is_dir():
+            raise JobsError(f"{path}: folder {path.parent} does not exist")
+    outputs: dict[Path, bytes] = {}
+    if args.csv:
+        outputs[args.csv] = csv_text(records, keys).encode()
+    if args.png:
+        outputs[args.png] = png_bytes(
+            records, keys, title=f"{'stdin' if args.source == '-' else args.source}: {len(records)} steps"
+        )
+    for path, content in outputs.items():
+        path.write_bytes(content)
+        print(f"wrote {path}", file=sys.stderr)
+    if not outputs:
+        table = Table("step", *keys)
+        for r in records:
+            table.add_row(str(r.step), *(repr(r.metrics[k]) if k in r.metrics else "" for k in keys))
+        Console().print(table)
+    return 0
