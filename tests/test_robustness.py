@@ -217,3 +217,69 @@ def test_script_argument_errors_are_one_line(tmp_path, args):
     done = run_script("10-networks.sh", script_env(tmp_path / "state", tmp_path / "data"), *args)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert calls(tmp_path / "state") == []
+
+
+STEP_LINE_TEXT = st.lists(
+    st.one_of(
+        st.text(max_size=80),
+        st.builds(
+            lambda step, parts: f"step:{step}" + "".join(f" - {k}:{v}" for k, v in parts),
+            st.integers(-5, 10**30),
+            st.lists(st.tuples(st.text(max_size=12), st.text(max_size=12)), max_size=4),
+        ),
+    ),
+    max_size=20,
+).map("\n".join)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(text=STEP_LINE_TEXT)
+def test_fuzzed_logs_never_crash_metrics(tmp_path, capsys, text):
+    log, table = tmp_path / "job.log", tmp_path / "series.csv"
+    log.write_text(text, errors="surrogateescape")
+    _no_crash(capsys, ["metrics", str(log), "--csv", str(table)], (0, 1))
+    table.unlink(missing_ok=True)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    verb=st.sampled_from(["submit", "status", "logs", "stop", "metrics"]),
+    args=st.lists(
+        st.sampled_from(
+            [
+                "job-1",
+                "--follow",
+                "--address",
+                "http://",
+                "ray://x:1",
+                "127.0.0.1:9",
+                "--cluster",
+                "",
+                "--key",
+                "-n",
+                "--compose-only",
+                "--set",
+                "run.kind=RayJob",
+                "--timeout",
+                "-1",
+            ]
+        ),
+        max_size=6,
+    ),
+)
+def test_fuzzed_job_arguments_never_crash(capsys, verb, args):
+    # Port 9 (discard) has no listener here: nothing reaches a cluster, every path ends in a refusal.
+    try:
+        _no_crash(capsys, [verb, *args, "--address", "127.0.0.1:9"], (0, 1, 2))
+    except SystemExit as e:  # argparse usage errors
+        assert e.code == 2
