@@ -13,7 +13,6 @@ import os
 import shutil
 import socket
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +60,12 @@ class LocalRay:
             "submit", "--profile", PROFILE, "-f", str(self.values), "--address", self.url, *args, **kw
         )
 
+    def submit_step_probe(self, *probe: str, follow: bool = True) -> subprocess.CompletedProcess:
+        """The step-line probe in verl's place; `probe` settings arrive as extra args (+probe.steps=N)."""
+        sets = ["--set", "training.module=verl_grpo_probe.step_lines"]
+        sets += ["--set", "training.extraArgs={" + ",".join(probe) + "}"]
+        return self.submit(*sets, *(["--follow"] if follow else []))
+
 
 def _ray(env: dict[str, str], *args: str, cwd: Path) -> None:
     done = subprocess.run(
@@ -75,11 +80,11 @@ def ray_env() -> dict[str, str]:
     return {**os.environ, "PATH": f"{VERL_VENV / 'bin'}:{os.environ['PATH']}", "RAY_USAGE_STATS_ENABLED": "0"}
 
 
-def start_cluster(root: Path) -> str:
+def start_cluster(root: Path, temp: Path) -> str:
+    """`temp` is Ray's own scratch folder: short, since Ray's socket paths live in it."""
     env, work = ray_env(), root / "workdir"
     work.mkdir()
     gcs, dashboard = free_port(), free_port()
-    temp = tempfile.mkdtemp(prefix="vgr", dir="/tmp")  # Ray's socket paths must stay short
     common = ["--num-cpus=2", "--object-store-memory=100000000", "--disable-usage-stats"]
     _ray(
         env,
@@ -127,7 +132,7 @@ def _wait_for_gpus(env: dict[str, str], gcs: int, work: Path, timeout: float = 9
     raise RuntimeError(f"Ray cluster never showed {want}")
 
 
-def stop_cluster(root: Path) -> None:
+def stop_cluster() -> None:
     # `ray stop` ends every Ray process of this user: the tests' cluster is the only one CI runs.
     subprocess.run(
         [str(VERL_VENV / "bin" / "ray"), "stop", "--force"], env=ray_env(), capture_output=True, check=False

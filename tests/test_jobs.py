@@ -216,3 +216,20 @@ def test_rayjob_and_submit_path_run_the_same_entrypoint(shipped) -> None:
             ]
             assert job["spec"]["entrypoint"] == cm["data"]["entrypoint.sh"]
             assert job["spec"]["runtimeEnvYAML"] == cm["data"]["runtime-env.yaml"]
+
+
+def test_on_a_terminal_progress_is_a_live_bar() -> None:
+    from rich.console import Console
+
+    from verl_grpo.jobs.progress import ProgressDisplay
+
+    out = io.StringIO()
+    terminal = Console(file=out, force_terminal=True, width=160, color_system=None)
+    run = RunProgress(total_steps=58, started=time.time())
+    with ProgressDisplay(run, terminal) as display:
+        for record in step_records(LOG.splitlines()):
+            display.update(record)
+    screen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue()).replace("\r", "\n")
+    final = [line for line in screen.splitlines() if line.strip()][-1]
+    assert re.search(r"GRPO .* 3/58 elapsed 0:00:0\d · ETA 0:09:10 · critic/score/mean 0.125", final), final
+    assert "progress:" not in out.getvalue()  # the plain per-step lines are for logs and CI

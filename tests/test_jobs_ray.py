@@ -31,14 +31,16 @@ RAYCLUSTER_PROFILES = [
 def local_ray():
     # Outside /tmp: the kit refuses mount paths under /tmp (Ray's scratch space in the pods).
     root = Path(tempfile.mkdtemp(prefix="verl-grpo-ray-", dir="/var/tmp"))
+    temp = Path(tempfile.mkdtemp(prefix="vgr", dir="/tmp"))
     try:
-        url = start_cluster(root)
+        url = start_cluster(root, temp)
         local = LocalRay(url, root, fill_mounts(root))
         mount_preflight(local)
         yield local
     finally:
-        stop_cluster(root)
+        stop_cluster()
         shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def rendered(local: LocalRay, *args: str) -> dict[str, str]:
@@ -118,13 +120,7 @@ def test_verl_refuses_a_wrong_key_and_says_so(local_ray: LocalRay, tmp_path: Pat
 
 def test_follow_shows_progress_and_summary_then_metrics(local_ray: LocalRay, tmp_path: Path) -> None:
     steps = 12
-    done = local_ray.submit(
-        "--set",
-        "training.module=verl_grpo_probe.step_lines",
-        "--set",
-        f"training.extraArgs={{+probe.steps={steps}}}",
-        "--follow",
-    )
+    done = local_ray.submit_step_probe(f"+probe.steps={steps}")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     job_id = done.stdout.splitlines()[0]
     # GSM8K's 7473 train rows in batches of 256, last partial batch dropped, 2 epochs: 29 x 2 steps.
@@ -168,25 +164,14 @@ def test_follow_shows_progress_and_summary_then_metrics(local_ray: LocalRay, tmp
 
 
 def test_follow_exits_non_zero_for_a_failing_job(local_ray: LocalRay) -> None:
-    done = local_ray.submit(
-        "--set",
-        "training.module=verl_grpo_probe.step_lines",
-        "--set",
-        "training.extraArgs={+probe.steps=6,+probe.fail_at=3}",
-        "--follow",
-    )
+    done = local_ray.submit_step_probe("+probe.steps=6", "+probe.fail_at=3")
     assert done.returncode == 1
     assert "FAILED" in done.stderr and "failing on purpose at step 3" in done.stderr
     assert "progress: step 3/58" in done.stderr
 
 
 def test_stop_stops_a_running_job(local_ray: LocalRay) -> None:
-    done = local_ray.submit(
-        "--set",
-        "training.module=verl_grpo_probe.step_lines",
-        "--set",
-        "training.extraArgs={+probe.steps=600,+probe.step_seconds=1}",
-    )
+    done = local_ray.submit_step_probe("+probe.steps=600", "+probe.step_seconds=1", follow=False)
     assert done.returncode == 0, done.stderr
     job_id = done.stdout.strip()
     deadline = time.monotonic() + 120

@@ -174,12 +174,16 @@ def test_fuzzed_values_files_never_crash(tmp_path, capsys, text):
     _no_crash(capsys, ["validate", str(values)], (0, 1, 2), lines_are_errors=False)
 
 
-@settings(
+# Argument lists: 40 derandomized draws per test, fixtures shared across draws on purpose.
+FUZZ_ARGUMENTS = settings(
     max_examples=40,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
+
+
+@FUZZ_ARGUMENTS
 @given(
     args=st.lists(
         st.sampled_from(
@@ -246,12 +250,7 @@ def test_fuzzed_logs_never_crash_metrics(tmp_path, capsys, text):
     table.unlink(missing_ok=True)
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@FUZZ_ARGUMENTS
 @given(
     verb=st.sampled_from(["submit", "status", "logs", "stop", "metrics"]),
     args=st.lists(

@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from .jobs.commands import JOB_VERBS, add_job_verbs, run_job_verb
 from .jobs.errors import JobsError
+from .jobs.verbs import JOB_VERBS, add_job_verbs
 from .profiles import find_profile, shipped_profiles
 from .values.derive import Release
 from .values.loader import ValuesError
@@ -138,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.verb == "plan":
             return _plan(args)
         if args.verb in JOB_VERBS:
+            from .jobs.commands import run_job_verb
+
             return run_job_verb(args, _submit_spec)
         if args.verb == "schema":
             from .values.schema import values_schema

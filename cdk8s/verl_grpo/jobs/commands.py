@@ -1,4 +1,4 @@
-"""The job verbs: submit, status, logs, stop, metrics (flags here, work in the sibling modules)."""
+"""What the job verbs do (their flags: verbs.py; the work: the sibling modules)."""
 
 from __future__ import annotations
 
@@ -6,96 +6,22 @@ import argparse
 import asyncio
 import json
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import aiohttp
 from rich.console import Console
 from rich.table import Table
 
-from .address import DASHBOARD_PORT
 from .client import TERMINAL, Connection, client_version, connect, request_error, version_problems
 from .errors import JobsError
-from .progress import SCORE, ProgressDisplay, RunProgress
-from .step_lines import parse_step_line, step_records
+from .progress import ProgressDisplay, RunProgress
+from .step_lines import SCORE, parse_step_line, step_records
 
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
-
-
-def _address_flags(p: argparse.ArgumentParser, namespace: bool = True) -> None:
-    p.add_argument(
-        "--address",
-        default=None,
-        metavar="URL",
-        help=f"Ray dashboard, http://HOST:{DASHBOARD_PORT} (default: kubectl port-forward to the head "
-        "Service found by label ray.io/node-type=head)",
-    )
-    if namespace:
-        p.add_argument("-n", "--namespace", default="default", help="namespace of the RayCluster")
-    p.add_argument("--cluster", default=None, metavar="NAME", help="RayCluster name, when several run")
-    p.add_argument(
-        "--allow-version-mismatch",
-        action="store_true",
-        help="go on when the cluster's Ray differs from this client's",
-    )
-
-
-def add_job_verbs(verbs: argparse._SubParsersAction, values_flags: Callable) -> None:
-    submit = verbs.add_parser(
-        "submit", help="submit the GRPO run to a RayCluster through Ray's Jobs API (prints the job id)"
-    )
-    submit.add_argument(
-        "--profile",
-        default="b200-standard-raycluster",
-        metavar="NAME",
-        help="shipped profile under your values (default: b200-standard-raycluster)",
-    )
-    values_flags(submit)
-    _address_flags(submit, namespace=False)
-    submit.add_argument(
-        "--submission-id", default=None, help="job id (default: RELEASE-EXPERIMENT-TIME-XXXX)"
-    )
-    submit.add_argument("--follow", action="store_true", help="stream logs and progress until the job ends")
-    submit.add_argument(
-        "--compose-only",
-        action="store_true",
-        help="run verl's Hydra stage only (--cfg job): checks every override against the image's verl",
-    )
-
-    status = verbs.add_parser("status", help="a job's status and message")
-    status.add_argument("job_id", metavar="JOB_ID")
-    _address_flags(status)
-    status.add_argument("-o", "--output", choices=["text", "json"], default="text")
-
-    logs = verbs.add_parser("logs", help="a job's logs; --follow streams them with progress until it ends")
-    logs.add_argument("job_id", metavar="JOB_ID")
-    _address_flags(logs)
-    logs.add_argument("--follow", action="store_true")
-    logs.add_argument("--total-steps", type=int, default=None, metavar="N", help="steps the run will take")
-
-    stop = verbs.add_parser("stop", help="stop a running job")
-    stop.add_argument("job_id", metavar="JOB_ID")
-    _address_flags(stop)
-    stop.add_argument(
-        "--timeout", type=float, default=60.0, metavar="S", help="wait this long for it to stop"
-    )
-
-    metrics = verbs.add_parser("metrics", help="verl's step metrics of a job or a log file: table, CSV, PNG")
-    metrics.add_argument("source", metavar="JOB_ID|LOGFILE", help="a job id, or a saved log (- for stdin)")
-    _address_flags(metrics)
-    metrics.add_argument(
-        "--key",
-        action="append",
-        default=[],
-        metavar="KEY",
-        help=f"metric to take (repeatable; default: {SCORE})",
-    )
-    metrics.add_argument("--png", type=Path, default=None, metavar="FILE", help="plot the keys over steps")
-    metrics.add_argument("--csv", type=Path, default=None, metavar="FILE", help="write step,KEY,... rows")
-
-
-JOB_VERBS = ("submit", "status", "logs", "stop", "metrics")
 
 
 def run_job_verb(args: argparse.Namespace, spec_of: Callable[[argparse.Namespace], object]) -> int:
@@ -199,9 +125,15 @@ def _follow(conn: Connection, job_id: str, total_steps: int | None) -> int:
 
     try:
         with ProgressDisplay(run) as display:
-            asyncio.run(stream(display))
+            try:
+                asyncio.run(stream(display))
+            except (OSError, RuntimeError, aiohttp.ClientError) as e:
+                raise JobsError(
+                    f"the log stream of {job_id} from {conn.url} broke ({e}); "
+                    f"verl-grpo logs {job_id} --follow picks it up again"
+                ) from e
             while (info := _job_info(conn, job_id)).status.value not in TERMINAL:
-                asyncio.run(asyncio.sleep(0.5))  # the log stream can close a moment before the status
+                time.sleep(0.5)  # the log stream can close a moment before the status changes
     except KeyboardInterrupt:
         print(
             f"\nstopped following; {job_id} goes on: "
@@ -256,8 +188,6 @@ def _logs(conn: Connection, args: argparse.Namespace) -> int:
 
 
 def _stop(conn: Connection, args: argparse.Namespace) -> int:
-    import time
-
     try:
         stopping = conn.client.stop_job(args.job_id)
     except RuntimeError as e:

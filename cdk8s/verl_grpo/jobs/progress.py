@@ -11,9 +11,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Table
 
-from .step_lines import StepRecord, finite
+from .step_lines import SCORE, StepRecord, finite
 
-SCORE = "critic/score/mean"  # the number the tutorial tells users to watch
 RESPONSE_LENGTH = "response_length/mean"
 STEP_SECONDS = "timing_s/step"
 SUMMARY_KEYS = (SCORE, RESPONSE_LENGTH, "critic/rewards/mean", "actor/pg_loss", STEP_SECONDS)

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+SCORE = "critic/score/mean"  # the number the tutorial tells users to watch
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 RAY_PREFIX = re.compile(r"^\([^)]*\)\s*")
 STEP = re.compile(r"^step:(\d+)(?: - (.*))?$")
