@@ -82,6 +82,3 @@ def add_job_verbs(verbs: argparse._SubParsersAction, values_flags: Callable) -> 
     )
     metrics.add_argument("--png", type=Path, default=None, metavar="FILE", help="plot the keys over steps")
     metrics.add_argument("--csv", type=Path, default=None, metavar="FILE", help="write step,KEY,... rows")
-
-
-JOB_VERBS = ("submit", "status", "logs", "stop", "metrics")
