@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import aiohttp
 from rich.console import Console
@@ -19,6 +20,8 @@ from .client import TERMINAL, Connection, client_version, connect, request_error
 from .errors import JobsError
 from .progress import ProgressDisplay, RunProgress
 from .step_lines import SCORE, parse_step_line, step_records
+
+T = TypeVar("T")
 
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
@@ -87,18 +90,20 @@ def _submit(args: argparse.Namespace, spec) -> int:  # noqa: ANN001 - a DeploySp
         return _follow(conn, job_id, total)
 
 
-def _job_info(conn: Connection, job_id: str):  # noqa: ANN202 - ray's JobDetails
+def _ask(conn: Connection, job_id: str, request: Callable[[str], T]) -> T:
+    """One Jobs API call about `job_id`; Ray's RuntimeError becomes a JobsError that names job and URL."""
     try:
-        return conn.client.get_job_info(job_id)
+        return request(job_id)
     except RuntimeError as e:
         raise request_error(job_id, conn.url, e) from e
+
+
+def _job_info(conn: Connection, job_id: str):  # noqa: ANN202 - ray's JobDetails
+    return _ask(conn, job_id, conn.client.get_job_info)
 
 
 def _job_logs(conn: Connection, job_id: str) -> str:
-    try:
-        return conn.client.get_job_logs(job_id)
-    except RuntimeError as e:
-        raise request_error(job_id, conn.url, e) from e
+    return _ask(conn, job_id, conn.client.get_job_logs)
 
 
 def _follow(conn: Connection, job_id: str, total_steps: int | None) -> int:
@@ -188,10 +193,7 @@ def _logs(conn: Connection, args: argparse.Namespace) -> int:
 
 
 def _stop(conn: Connection, args: argparse.Namespace) -> int:
-    try:
-        stopping = conn.client.stop_job(args.job_id)
-    except RuntimeError as e:
-        raise request_error(args.job_id, conn.url, e) from e
+    stopping = _ask(conn, args.job_id, conn.client.stop_job)
     deadline = time.monotonic() + args.timeout
     while (status := _job_info(conn, args.job_id).status.value) not in TERMINAL:
         if time.monotonic() > deadline:
