@@ -36,17 +36,19 @@ chart.to_json()
 """
 
 
-def median_seconds(cmd: list[str], runs: int, cold_cache: bool = False) -> float:
+def median_seconds(cmd: list[str], runs: int, cold_cache: bool = False, exit_code: int = 0) -> float:
     """Median wall time; cold_cache gives each run an empty cache folder (no cached CRD schemas)."""
     times = []
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as cache:
             env = {**ENV, "XDG_CACHE_HOME": cache} if cold_cache else ENV
             start = time.perf_counter()
-            subprocess.run(
-                cmd, check=True, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-            )
+            done = subprocess.run(cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             times.append(time.perf_counter() - start)
+            if done.returncode != exit_code:
+                raise SystemExit(
+                    f"{' '.join(cmd)}: exit {done.returncode}, not {exit_code}\n{done.stderr.decode()}"
+                )
     return statistics.median(times)
 
 
@@ -78,9 +80,27 @@ class Tee(io.TextIOBase):
         return self.out.write(text)
 
 
+def verl_log(path: Path, steps: int) -> Path:
+    """A verl console log: one `step:N - key:value ...` line per step among Ray's own lines."""
+    lines = []
+    for step in range(1, steps + 1):
+        lines.append(f"(TaskRunner pid=1) Training Progress: {step}/{steps}")
+        metrics = {
+            "critic/score/mean": step / steps,
+            "response_length/mean": 200.0 + step,
+            "timing_s/step": 40.0,
+        }
+        lines.append(
+            f"(TaskRunner pid=1) step:{step} - " + " - ".join(f"{k}:{v}" for k, v in metrics.items())
+        )
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
 def measure(runs: int) -> None:
     args = argparse.Namespace(runs=runs)
     with tempfile.TemporaryDirectory() as tmp:
+        log = verl_log(Path(tmp) / "verl.log", 1000)
         cases = {
             "python -c 'import cdk8s'": [PY, "-c", "import cdk8s"],
             "bare cdk8s synth, 1 object (jsii floor)": [PY, "-c", BARE_CDK8S],
@@ -104,8 +124,40 @@ def measure(runs: int) -> None:
                 "overlays/h200/values.yaml",
             ],
             "kubectl kustomize overlays/h200": [str(BIN / "kubectl"), "kustomize", "overlays/h200"],
+            "verl-grpo status, unreachable dashboard (fail fast)": [
+                str(BIN / "verl-grpo"),
+                "status",
+                "x",
+                "--address",
+                "http://127.0.0.1:9",
+            ],
+            "ray job status, same address (Ray's CLI, fail fast)": [
+                str(BIN / "ray"),
+                "job",
+                "status",
+                "--address",
+                "http://127.0.0.1:9",
+                "x",
+            ],
+            "verl-grpo metrics, 1000-step log -> CSV + PNG": [
+                str(BIN / "verl-grpo"),
+                "metrics",
+                str(log),
+                "--key",
+                "critic/score/mean",
+                "--key",
+                "response_length/mean",
+                "--csv",
+                f"{tmp}/m.csv",
+                "--png",
+                f"{tmp}/m.png",
+            ],
         }
-        results = {name: median_seconds(cmd, args.runs) for name, cmd in cases.items()}
+        # A refused address exits 1 by design; anything else from it is a broken bench.
+        results = {
+            name: median_seconds(cmd, args.runs, exit_code=int("fail fast" in name))
+            for name, cmd in cases.items()
+        }
         validate = [str(BIN / "verl-grpo"), "validate", "dist"]
         results["verl-grpo validate dist/ (cold: no CRD cache)"] = median_seconds(validate, args.runs, True)
         results["verl-grpo validate dist/ (warm)"] = median_seconds(validate, args.runs)
