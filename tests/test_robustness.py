@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from verl_grpo.cli import main
+from verl_grpo.jobs.verbs import JOB_VERBS
 from verl_grpo.render import atomic
 
 from .conftest import tree
@@ -252,7 +253,7 @@ def test_fuzzed_logs_never_crash_metrics(tmp_path, capsys, text):
 
 @FUZZ_ARGUMENTS
 @given(
-    verb=st.sampled_from(["submit", "status", "logs", "stop", "metrics"]),
+    verb=st.sampled_from(JOB_VERBS),
     args=st.lists(
         st.sampled_from(
             [
