@@ -1,32 +1,49 @@
 #!/usr/bin/env bash
 # Step 2: the GKE cluster. Standard: Workload Identity, Ray operator and GCS FUSE add-ons,
-# multi-networking, dataplane v2, and a CPU pool that fits the Ray head. Autopilot: the same
-# features, nodes come from the pods' requests.
+# multi-networking, dataplane v2, and a CPU pool sized from the values (cluster.cpuMachineType,
+# cpuNodeCount, cpuDiskSizeGb; `verl-grpo check` packs the head, data-prep and submitter pods onto
+# it). Autopilot: the same features, nodes come from the pods' requests.
+# GKE_VERSION: pinned by the user, or the newest of RELEASE_CHANNEL (default regular); either way
+# at least the floor of the profile's features (MIN_GKE_VERSION from verl-grpo env).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 start_step "$@"
 check_cluster_name
-GKE_VERSION=${GKE_VERSION:-$MIN_GKE_VERSION}
+# The floor is the highest minimum over the features the profile uses (data/gke-features.yaml).
+RELEASE_CHANNEL=${RELEASE_CHANNEL:-regular}
+[[ $RELEASE_CHANNEL =~ ^(rapid|regular|stable|extended)$ ]] ||
+  die "RELEASE_CHANNEL=$RELEASE_CHANNEL; allowed: rapid, regular, stable, extended"
+if [[ -z ${GKE_VERSION:-} ]]; then
+  # The newest version the channel offers (get-server-config lists channels.validVersions).
+  GKE_VERSION=$(gcloud container get-server-config --project="$PROJECT" --location="$REGION" \
+    --flatten=channels --filter="channels.channel=${RELEASE_CHANNEL^^}" \
+    --format='value(channels.validVersions)' | tr ';' '\n' | sort -V | tail -n1)
+  [[ -n $GKE_VERSION ]] || die "no GKE version listed for RELEASE_CHANNEL=$RELEASE_CHANNEL in $REGION; set GKE_VERSION"
+  log "GKE_VERSION=$GKE_VERSION (newest in the $RELEASE_CHANNEL channel)"
+fi
+[[ $GKE_VERSION =~ ^[0-9]+\.[0-9]+\.[0-9]+-gke\.[0-9]+$ ]] || die "GKE_VERSION=$GKE_VERSION is not like 1.33.5-gke.1162000"
 version_at_least "$GKE_VERSION" "$MIN_GKE_VERSION" ||
-  die "GKE_VERSION=$GKE_VERSION is below $MIN_GKE_VERSION, the first with GPUDirect RDMA for $GPU_TYPE"
+  die "GKE_VERSION=$GKE_VERSION is below $MIN_GKE_VERSION, needed by $MIN_GKE_FEATURE"
 
 describe=(gcloud container clusters describe "$CLUSTER" --project="$PROJECT" --location="$REGION")
 if [[ $CLUSTER_MODE == autopilot ]]; then
   ensure "cluster $CLUSTER" "${describe[@]}" -- \
     gcloud container clusters create-auto "$CLUSTER" --project="$PROJECT" --location="$REGION" \
-    --cluster-version="$GKE_VERSION" --release-channel=rapid --enable-ray-operator \
+    --cluster-version="$GKE_VERSION" --release-channel="$RELEASE_CHANNEL" --enable-ray-operator \
     --enable-multi-networking --workload-policies=allow-net-admin
 else
   ensure "cluster $CLUSTER" "${describe[@]}" -- \
     gcloud container clusters create "$CLUSTER" --project="$PROJECT" --location="$REGION" \
-    --node-locations="$ZONE" --cluster-version="$GKE_VERSION" --workload-pool="$PROJECT.svc.id.goog" \
+    --node-locations="$ZONE" --cluster-version="$GKE_VERSION" --release-channel="$RELEASE_CHANNEL" \
+    --workload-pool="$PROJECT.svc.id.goog" \
     --addons=RayOperator,GcsFuseCsiDriver --enable-multi-networking --enable-dataplane-v2 \
-    --machine-type="$CPU_MACHINE_TYPE" --num-nodes=1
+    --machine-type="$CPU_MACHINE_TYPE" --num-nodes="$CPU_NODE_COUNT" --disk-size="$CPU_DISK_SIZE_GB"
   # The Ray head's nodeSelector names this pool; create it only when it is not the default pool.
   if [[ $CPU_NODE_POOL != default-pool ]]; then
     ensure "node pool $CPU_NODE_POOL" gcloud container node-pools describe "$CPU_NODE_POOL" --cluster="$CLUSTER" \
       --project="$PROJECT" --location="$REGION" -- \
       gcloud container node-pools create "$CPU_NODE_POOL" --cluster="$CLUSTER" --project="$PROJECT" \
-      --location="$REGION" --node-locations="$ZONE" --machine-type="$CPU_MACHINE_TYPE" --num-nodes=1
+      --location="$REGION" --node-locations="$ZONE" --machine-type="$CPU_MACHINE_TYPE" \
+      --num-nodes="$CPU_NODE_COUNT" --disk-size="$CPU_DISK_SIZE_GB"
   fi
 fi

@@ -1,27 +1,23 @@
 #!/usr/bin/env bash
 # Step 3 (Standard): the GPU node pool in the zone, with the gVNIC and 8 RDMA networks attached.
-# CAPACITY: reservation (RESERVATION must exist), spot or flex-start; default follows cluster.spot.
+# Capacity from the values: cluster.capacity (spot, reservation with cluster.reservation, flex-start,
+# on-demand); the pool scales from 0 to worker.replicas nodes.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 start_step "$@"
 check_cluster_name
+# Both modes consume the reservation by name (Autopilot through the workers' selectors).
+if [[ $CAPACITY == reservation ]]; then
+  exists gcloud compute reservations describe "$RESERVATION" --project="$PROJECT" --zone="$ZONE" ||
+    die "reservation $RESERVATION (cluster.reservation) not found in $ZONE"
+fi
 if [[ $CLUSTER_MODE == autopilot ]]; then
   log "Autopilot: GPU nodes come from the pods' requests; no node pool to create"
   exit 0
 fi
-if [[ $SPOT == true ]]; then default_capacity=spot; else default_capacity=reservation; fi
-CAPACITY=${CAPACITY:-$default_capacity}
-capacity_flags=()
-case "$CAPACITY" in
-  reservation)
-    require RESERVATION
-    exists gcloud compute reservations describe "$RESERVATION" --project="$PROJECT" --zone="$ZONE" ||
-      die "reservation $RESERVATION not found in $ZONE"
-    capacity_flags=(--reservation-affinity=specific --reservation="$RESERVATION") ;;
-  spot) capacity_flags=(--spot) ;;
-  flex-start) capacity_flags=(--flex-start --enable-queued-provisioning --reservation-affinity=none) ;;
-  *) die "CAPACITY=$CAPACITY; allowed: reservation, spot, flex-start" ;;
-esac
+# cluster.capacity decides the pool's flags and the workers' selectors (values/capacity.py), so a
+# pod never asks for a kind of node the pool does not make. The pool autoscales from 0.
+read -r -a capacity_flags <<<"$GPU_POOL_FLAGS"
 
 networks=(--additional-node-network="network=$GVNIC_VPC,subnetwork=$GVNIC_SUBNET")
 read -r -a subnets <<<"$RDMA_SUBNETS"
@@ -34,4 +30,4 @@ ensure "node pool $GPU_NODE_POOL" gcloud container node-pools describe "$GPU_NOD
   gcloud container node-pools create "$GPU_NODE_POOL" --cluster="$CLUSTER" --project="$PROJECT" \
   --location="$REGION" --node-locations="$ZONE" --machine-type="$MACHINE_TYPE" \
   --accelerator="type=$ACCELERATOR,count=$GPUS_PER_NODE,gpu-driver-version=latest" \
-  --num-nodes="$NODE_COUNT" "${capacity_flags[@]}" "${networks[@]}"
+  "${capacity_flags[@]}" "${networks[@]}"

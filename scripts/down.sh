@@ -5,7 +5,14 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 start_step "$@"
 check_cluster_name
-confirm "Delete cluster $CLUSTER, its networks${KEEP_BUCKET:+ (keeping the bucket)} in $PROJECT?"
+KEEP_BUCKET=${KEEP_BUCKET:-false}
+[[ $KEEP_BUCKET == true || $KEEP_BUCKET == false ]] || die "KEEP_BUCKET=$KEEP_BUCKET; allowed: true, false"
+if [[ $KEEP_BUCKET == true ]]; then
+  bucket_fate="KEEP bucket gs://$BUCKET and its data"
+else
+  bucket_fate="DELETE bucket gs://$BUCKET with everything in it (model, data, checkpoints; KEEP_BUCKET=true keeps it)"
+fi
+confirm "In project $PROJECT: delete cluster $CLUSTER, VPCs $GVNIC_VPC and $RDMA_VPC with their subnets and firewall rule, and $bucket_fate?"
 
 location=(--project="$PROJECT" --location="$REGION")
 if [[ $CLUSTER_MODE == standard ]]; then
@@ -15,7 +22,7 @@ fi
 remove "cluster $CLUSTER" gcloud container clusters describe "$CLUSTER" "${location[@]}" -- \
   gcloud container clusters delete "$CLUSTER" "${location[@]}" --quiet
 
-if [[ ${KEEP_BUCKET:-false} != true ]]; then
+if [[ $KEEP_BUCKET == false ]]; then
   member=$(wi_member)
   if bucket_binds "$member"; then
     run gcloud storage buckets remove-iam-policy-binding "gs://$BUCKET" --project="$PROJECT" \

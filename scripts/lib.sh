@@ -51,9 +51,16 @@ settings_env() {
     ${NAMESPACE:+-n "$NAMESPACE"} "${VALUES_ARGS[@]}" || die "verl-grpo env failed"
 }
 
+# CAPACITY and RESERVATION used to be environment settings: they now come from the values
+# (cluster.capacity, cluster.reservation), which also decide the pods' selectors.
 load_settings() {
+  local asked_capacity=${CAPACITY:-} asked_reservation=${RESERVATION:-}
   [[ -n ${VERL_ENV:-} ]] || VERL_ENV=$(settings_env)
   eval "$VERL_ENV"
+  [[ -z $asked_capacity || $asked_capacity == "$CAPACITY" ]] ||
+    die "CAPACITY=$asked_capacity differs from cluster.capacity=$CAPACITY: set it in the values (--set cluster.capacity=$asked_capacity)"
+  [[ -z $asked_reservation || $asked_reservation == "$RESERVATION" ]] ||
+    die "RESERVATION=$asked_reservation differs from cluster.reservation='$RESERVATION': set it in the values"
 }
 
 # Every step begins the same way: flags, settings from the values, location checks.
@@ -63,8 +70,13 @@ start_step() {
   check_location
 }
 
-# The checks that would otherwise fail minutes into a cloud operation.
+# The checks that would otherwise fail minutes into a cloud operation. The GPU zone may come from
+# the values (cluster.zone, which pins Autopilot workers); ZONE must then agree with it.
 check_location() {
+  if [[ -n ${VALUES_ZONE:-} ]]; then
+    ZONE=${ZONE:-$VALUES_ZONE}
+    [[ $ZONE == "$VALUES_ZONE" ]] || die "ZONE=$ZONE differs from cluster.zone=$VALUES_ZONE in the values"
+  fi
   require PROJECT REGION ZONE
   [[ $ZONE == "$REGION"-? ]] || die "ZONE=$ZONE is not in REGION=$REGION (expected $REGION-a, -b, ...)"
   [[ $PROJECT =~ ^[a-z][-a-z0-9]{4,28}[a-z0-9]$ ]] || die "PROJECT=$PROJECT is not a GCP project id"

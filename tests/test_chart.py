@@ -134,7 +134,7 @@ def test_packaged_chart_is_the_chart():
         ("training: {learningRate: 1e-5}\n", True),  # go-yaml: a float; plain PyYAML: a string
         ("network: {prefix: n}\n", False),  # go-yaml: the boolean false
         ("network: {prefix: 'n'}\n", True),
-        ("cluster: {spot: on}\n", True),
+        ("network: {createObjects: on}\n", True),
         ("dataPrep: {cpu: 08}\n", False),  # go-yaml: the number 8 (PyYAML alone: the string '08')
     ],
 )

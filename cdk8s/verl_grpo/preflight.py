@@ -5,7 +5,12 @@ file in a ConfigMap and the entrypoint runs it on the Ray head. One line per pro
 Missing inputs are waited for (--wait) so a training run racing the data-prep Job waits and
 then says what is missing, instead of crashing deep inside verl.
 
-    python3 preflight.py --model DIR --train F --val F --checkpoints DIR --gpus-per-node 8 --nodes 2
+    python3 preflight.py --model DIR ... --nodes 2 -- python3 -m verl.trainer.main_ppo key=value ...
+
+Everything after `--` is the training command, exec'd in place of this process once every check
+passes. The job's entrypoint is therefore ONE command with no shell operators: KubeRay's submitter
+pastes `spec.entrypoint` unquoted into a `bash -c` string (ray-operator/controllers/ray/common/job.go),
+so `a && b` would submit only `a` to Ray and run `b` in the submitter pod.
 """
 
 from __future__ import annotations
@@ -18,6 +23,17 @@ import uuid
 from collections.abc import Callable
 
 COLUMNS = ("data_source", "prompt", "ability", "reward_model", "extra_info")
+# Written last into each folder by the data-prep Job and scripts/60-data.sh: a folder without it
+# may still be filling (a 65 GB model arrives shard by shard), whatever else is already there.
+MARKER = ".verl-grpo-complete"
+
+
+def incomplete(role: str, folder: str) -> list[str]:
+    if os.path.isfile(os.path.join(folder, MARKER)):
+        return []
+    return [f"{role}: {folder} is not complete yet (no {MARKER}: data preparation has not finished)"]
+
+
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt")
 
 
@@ -30,7 +46,7 @@ def model_problems(model: str) -> list[str]:
         problems.append(f"model: {model} has no config.json")
     if not any(n.endswith(WEIGHT_SUFFIXES) for n in names):
         problems.append(f"model: {model} has no weights (*.safetensors, *.bin)")
-    return problems
+    return problems or incomplete("model", model)
 
 
 def parquet_problems(role: str, path: str) -> list[str]:
@@ -97,6 +113,8 @@ def ray_nodes() -> list[dict] | None:
 def run_checks(args: argparse.Namespace, nodes: Callable[[], list[dict] | None]) -> list[str]:
     problems = model_problems(args.model)
     problems += parquet_problems("train", args.train) + parquet_problems("val", args.val)
+    for folder in sorted({os.path.dirname(args.train), os.path.dirname(args.val)}):
+        problems += incomplete("data", folder)
     problems += checkpoint_problems(args.checkpoints)
     if args.gpus_per_node:
         found = nodes()
@@ -105,7 +123,29 @@ def run_checks(args: argparse.Namespace, nodes: Callable[[], list[dict] | None])
     return problems
 
 
-def main(argv: list[str] | None = None, nodes: Callable[[], list[dict] | None] = ray_nodes) -> int:
+def split_command(argv: list[str]) -> tuple[list[str], list[str]]:
+    """(pre-flight arguments, the command after `--` to run when they pass)."""
+    if "--" in argv:
+        at = argv.index("--")
+        return argv[:at], argv[at + 1 :]
+    return argv, []
+
+
+def exec_command(command: list[str]) -> None:
+    """Replace this process with the training command: its exit code becomes the job's."""
+    if "ray" in sys.modules:
+        sys.modules["ray"].shutdown()  # leave the cluster as a driver before the new one joins
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execvp(command[0], command)
+
+
+def main(
+    argv: list[str] | None = None,
+    nodes: Callable[[], list[dict] | None] = ray_nodes,
+    run: Callable[[list[str]], None] = exec_command,
+) -> int:
+    own, command = split_command(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", required=True)
     parser.add_argument("--train", required=True)
@@ -115,12 +155,14 @@ def main(argv: list[str] | None = None, nodes: Callable[[], list[dict] | None] =
     parser.add_argument("--nodes", type=int, default=1)
     parser.add_argument("--wait", type=float, default=0, help="seconds to wait for missing inputs")
     parser.add_argument("--interval", type=float, default=15)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(own)
     deadline = time.monotonic() + args.wait
     while True:
         problems = run_checks(args, nodes)
         if not problems:
             print("preflight: model, data, checkpoints and GPUs are ready", flush=True)
+            if command:
+                run(command)
             return 0
         if time.monotonic() >= deadline:
             break

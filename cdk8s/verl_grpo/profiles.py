@@ -8,6 +8,9 @@ from typing import Any
 from .values.machines import gpu_profiles
 
 MODES = ("standard", "autopilot")
+# Autopilot pins the GPU workers to the RDMA network's zone (cluster.zone, required there): the
+# shipped Autopilot profiles carry this example zone, which a user's values replace.
+EXAMPLE_ZONE = "us-central1-b"
 KINDS = ("RayJob", "RayCluster")
 
 
@@ -40,7 +43,10 @@ class Profile:
 
     def layer(self) -> dict[str, Any]:
         """The values this profile sets over the defaults (its overlay's values.yaml)."""
-        return {"gpu": {"type": self.gpu}, "cluster": {"mode": self.mode}, "run": {"kind": self.kind}}
+        cluster: dict[str, Any] = {"mode": self.mode}
+        if self.mode == "autopilot":
+            cluster["zone"] = EXAMPLE_ZONE
+        return {"gpu": {"type": self.gpu}, "cluster": cluster, "run": {"kind": self.kind}}
 
 
 def shipped_profiles() -> list[Profile]:

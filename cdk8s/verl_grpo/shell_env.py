@@ -6,8 +6,11 @@ import ipaddress
 import shlex
 
 from . import VERL_VERSION
+from .preflight import MARKER
 from .profiles import Profile
+from .values.capacity import pool_flags
 from .values.derive import DeploySpec
+from .values.gke_versions import floor
 from .values.networks import nic_networks
 
 # A /16 holds the gVNIC subnet and the 8 RDMA subnets as /24s, in NIC order.
@@ -26,6 +29,7 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
     v, gpu = spec.values, spec.gpu
     nets = nic_networks(v.network.prefix)
     ranges = subnet_ranges(network_base, len(nets))
+    gke_floor = floor(v)
     return {
         "PROFILE": profile.name,
         "DIST_DIR": f"dist/{profile.name}",
@@ -33,12 +37,18 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         "MACHINE_TYPE": gpu.machine_type,
         "ACCELERATOR": gpu.accelerator,
         "GPUS_PER_NODE": str(gpu.gpus_per_node),
-        "MIN_GKE_VERSION": gpu.min_gke_version,
+        "MIN_GKE_VERSION": gke_floor.min,
+        "MIN_GKE_FEATURE": f"{gke_floor.name} ({gke_floor.source})",
         "CLUSTER_MODE": v.cluster.mode,
-        "SPOT": "true" if v.cluster.spot else "false",
-        "NODE_COUNT": str(v.worker.replicas),
+        "CAPACITY": v.cluster.capacity,
+        "RESERVATION": v.cluster.reservation,
+        "VALUES_ZONE": v.cluster.zone,
+        # Capacity and autoscaling from 0 to the workers the run needs (values/capacity.py).
+        "GPU_POOL_FLAGS": " ".join(pool_flags(v, v.worker.replicas)),
         "CPU_MACHINE_TYPE": v.cluster.cpu_machine_type,
         "CPU_NODE_POOL": v.cluster.cpu_node_pool,
+        "CPU_NODE_COUNT": str(v.cluster.cpu_node_count),
+        "CPU_DISK_SIZE_GB": str(v.cluster.cpu_disk_size_gb),
         "GPU_NODE_POOL": GPU_NODE_POOL,
         "NETWORK_BASE": network_base,
         "GVNIC_VPC": nets[0].vpc,
@@ -56,6 +66,7 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         "NAMESPACE": spec.release.namespace,
         "HF_TOKEN_SECRET": v.data_prep.hf_token_secret,
         "VERL_VERSION": VERL_VERSION,
+        "MARKER": MARKER,
     }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from constructs import Construct
 
 from .. import VERL_VERSION
+from ..preflight import MARKER
 from ..values.derive import DeploySpec
 from .base import ManifestConstruct, pod_labels
 from .gcs_fuse_storage import GcsFuseStorage
@@ -21,7 +22,6 @@ from .pod_security import (
 from .scheduling import cpu_node_selector
 from .training_identity import TrainingIdentity
 
-MARKER = ".verl-grpo-complete"
 VERL_REPOSITORY = "https://github.com/verl-project/verl"
 
 SCRIPT = f"""set -euo pipefail
@@ -42,7 +42,10 @@ fetch_verl() {{
   rm -rf "$VERL_DIR" && mv "$VERL_DIR.partial" "$VERL_DIR"
 }}
 prepare_gsm8k() {{
-  python3 "$VERL_DIR/examples/data_preprocess/gsm8k.py" --local_save_dir "$DATA_DIR"
+  # The verlai/verl images install verl for its dependencies, then uninstall it
+  # (verl docker/Dockerfile.stable.vllm); gsm8k.py imports verl.utils.hdfs_io: use the clone.
+  PYTHONPATH="$VERL_DIR${{PYTHONPATH:+:$PYTHONPATH}}" \\
+    python3 "$VERL_DIR/examples/data_preprocess/gsm8k.py" --local_save_dir "$DATA_DIR"
 }}
 step "$MODEL_DIR" download_model
 step "$VERL_DIR" fetch_verl

@@ -10,10 +10,17 @@ from ..values.derive import DeploySpec
 from .base import ManifestConstruct
 
 # Model, data and verl source change between runs, never during one: cache metadata forever
-# (-1) and read through a parallel-download file cache.
+# (-1) and read through a parallel-download file cache. A pod may mount before the data-prep Job
+# has written everything: "not found" must not be cached (negative-ttl-secs 0; gcsfuse
+# docs/semantics.md: negative entries have their own TTL, default 5 s, from gcsfuse v2.8.0 = GKE
+# 1.32.1-gke.1357001; before it they took the positive TTL, i.e. forever with -1). Listings are
+# not cached either (kernel-list-cache-ttl-secs defaults to 0, same document). Files are written
+# once; the data-prep Job writes each step's marker last and the pre-flight waits for the markers,
+# so a cached positive entry is never a half-written file.
 READ_MOSTLY_OPTIONS = [
     "implicit-dirs",
     "metadata-cache:ttl-secs:-1",
+    "metadata-cache:negative-ttl-secs:0",
     "metadata-cache:stat-cache-max-size-mb:-1",
     "metadata-cache:type-cache-max-size-mb:-1",
     "file-cache:max-size-mb:-1",
@@ -66,7 +73,11 @@ class GcsFuseStorage(ManifestConstruct):
                         "mountOptions": options,
                         "csi": {
                             "driver": "gcsfuse.csi.storage.gke.io",
-                            "volumeHandle": v.bucket,
+                            # One handle per PV: kubelet and the CSI driver treat equal handles as one
+                            # volume and skip the second mount. The driver drops everything from the
+                            # first ':' (gcs-fuse-csi-driver pkg/util/util.go ParseVolumeID, PR #559;
+                            # GKE 1.33.0-gke.1932000, docs/releases.md).
+                            "volumeHandle": f"{v.bucket}:{role}",
                             "volumeAttributes": attributes,
                         },
                     }

@@ -7,6 +7,7 @@ from constructs import Construct
 from ..values.derive import DeploySpec
 from .base import ManifestConstruct
 from .pod_security import NAMESPACED_EXCEPTIONS, skip_annotations
+from .preflight_script import submit_config_map_name
 from .runtime_env import entrypoint, runtime_env_yaml
 from .verl_ray_cluster import VerlRayCluster
 
@@ -45,7 +46,7 @@ class GrpoRayJob(ManifestConstruct):
                 "submit-config",
                 api_version="v1",
                 kind="ConfigMap",
-                name=f"{rel.name}-submit",
+                name=submit_config_map_name(spec),
                 namespace=rel.namespace,
                 annotations=skip_annotations(NAMESPACED_EXCEPTIONS),
                 body={

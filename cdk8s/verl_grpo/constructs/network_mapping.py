@@ -12,11 +12,18 @@ from .base import ManifestConstruct
 
 
 class NetworkMapping(ManifestConstruct):
-    """Cluster-scoped network objects; `pod_annotations` is generated from the same list."""
+    """Cluster-scoped network objects; `pod_annotations` is generated from the same list.
+
+    One owner per object: by default scripts/40-rdma.sh applies these objects once per cluster
+    (rendered from the user's values, see docs/DESIGN.md), and the release only references them.
+    `network.createObjects` moves ownership into the release (for GitOps without the scripts).
+    """
 
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
         super().__init__(scope, id)
         self.networks = nic_networks(spec.values.network.prefix)
+        if not spec.values.network.create_objects:
+            return
         for i, net in enumerate(self.networks):
             suffix = "gvnic" if i == 0 else f"rdma-{i - 1}"
             self.add_object(

@@ -1,6 +1,8 @@
-"""Who may reach the Ray pods: pods of the same namespace only (the RayJob submitter, the
-`verl-grpo submit` port-forward goes through the kubelet). Egress stays open: the pods fetch
-from Cloud Storage and Google APIs. GPUDirect traffic runs on the RDMA NICs, outside the policy."""
+"""Who may reach the Ray pods: pods of the same namespace (Ray pods, the RayJob submitter; the
+`verl-grpo submit` port-forward enters through the kubelet), and on the dashboard port only the
+KubeRay operator, which polls job status from its own namespace (networkPolicy.dashboardSources).
+Egress stays open: the pods fetch from Cloud Storage and Google APIs. GPUDirect traffic runs on
+the RDMA NICs, outside the policy."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from constructs import Construct
 from ..values.derive import DeploySpec
 from .base import ManifestConstruct, pod_labels
 from .pod_security import NAMESPACED_EXCEPTIONS, skip_annotations
+
+DASHBOARD_PORT = 8265
 
 
 class RayNetworkPolicy(ManifestConstruct):
@@ -26,7 +30,13 @@ class RayNetworkPolicy(ManifestConstruct):
                 "spec": {
                     "podSelector": {"matchLabels": pod_labels(rel.name)},
                     "policyTypes": ["Ingress"],
-                    "ingress": [{"from": [{"podSelector": {}}]}],
+                    "ingress": [
+                        {"from": [{"podSelector": {}}]},
+                        {
+                            "from": spec.values.network_policy.dashboard_sources,
+                            "ports": [{"protocol": "TCP", "port": DASHBOARD_PORT}],
+                        },
+                    ],
                 }
             },
         )

@@ -12,6 +12,11 @@ from .base import ManifestConstruct
 from .pod_security import NAMESPACED_EXCEPTIONS, skip_annotations
 
 
+def submit_config_map_name(spec: DeploySpec) -> str:
+    """The RayCluster path's ConfigMap: entrypoint.sh and runtime-env.yaml for `ray job submit`."""
+    return f"{spec.release.name}-submit"
+
+
 def preflight_source() -> str:
     return (resources.files("verl_grpo") / "preflight.py").read_text()
 
@@ -21,6 +26,12 @@ class PreflightScript(ManifestConstruct):
         super().__init__(scope, id)
         self.mount_path = spec.values.preflight.mount_path
         self.config_map = f"{spec.release.name}-preflight"
+        # On a long-lived RayCluster the head also carries entrypoint.sh beside preflight.py, so a
+        # manual `ray job submit ... -- bash <mountPath>/entrypoint.sh` names a file that exists
+        # where Ray runs it (the job's working directory holds nothing of the user's machine).
+        self.sources = [self.config_map]
+        if spec.values.run.kind == "RayCluster":
+            self.sources.append(submit_config_map_name(spec))
         self.add_object(
             "config-map",
             api_version="v1",
@@ -32,7 +43,12 @@ class PreflightScript(ManifestConstruct):
         )
 
     def volume(self) -> dict[str, Any]:
-        return {"name": "preflight", "configMap": {"name": self.config_map}}
+        if len(self.sources) == 1:
+            return {"name": "preflight", "configMap": {"name": self.config_map}}
+        return {
+            "name": "preflight",
+            "projected": {"sources": [{"configMap": {"name": name}} for name in self.sources]},
+        }
 
     def volume_mount(self) -> dict[str, Any]:
         return {"name": "preflight", "mountPath": self.mount_path, "readOnly": True}

@@ -122,8 +122,13 @@ def _verl_command(spec: DeploySpec, before: list[str], after: str) -> str:
 
 
 def entrypoint(spec: DeploySpec) -> str:
-    """Pre-flight, then verl."""
-    return _verl_command(spec, [f"{preflight_command(spec)} &&"], "")
+    """ONE command: the pre-flight, which execs verl (the words after `--`) once its checks pass.
+
+    No `&&`: KubeRay's K8sJobMode submitter pastes spec.entrypoint unquoted into a `bash -ce`
+    string after `ray job submit ... --` (ray-operator/controllers/ray/common/job.go, v1.4-v1.7),
+    so a shell operator would end the submit there and run the rest inside the submitter pod.
+    """
+    return _verl_command(spec, [f"{preflight_command(spec)} --"], "")
 
 
 def compose_entrypoint(spec: DeploySpec) -> str:

@@ -10,6 +10,7 @@ from ..values.derive import DeploySpec
 from .base import ManifestConstruct, pod_labels
 from .gcs_fuse_storage import GcsFuseStorage
 from .network_mapping import NetworkMapping
+from .network_policy import DASHBOARD_PORT
 from .pod_security import (
     COMMON_EXCEPTIONS,
     HEAD_CONTAINER_SECURITY,
@@ -20,15 +21,18 @@ from .pod_security import (
 )
 from .preflight_script import PreflightScript
 from .runtime_env import LD_LIBRARY_PATH
-from .scheduling import cpu_node_selector
+from .scheduling import cpu_node_selector, gpu_node_selector
 from .training_identity import TrainingIdentity
 
-# The GPU stack GKE installs on the node; mounted read-only, nothing else from the host.
+# The GPU stack GKE installs on the node; mounted read-only, nothing else from the host. No
+# hostPath `type`: GKE's own samples set none (container-engine-accelerators
+# gpudirect-rdma/nccl-test*.yaml, cluster-toolkit gke-a3-ultragpu / gke-a4), and on a fresh node
+# /home/kubernetes/bin/gib appears only once the RDMA installer has run.
 HOST_PATHS = [
     ("nvidia", "/home/kubernetes/bin/nvidia", "/usr/local/nvidia"),
     ("gib", "/home/kubernetes/bin/gib", "/usr/local/gib"),
 ]
-HEAD_PORTS = [("gcs-server", 6379), ("dashboard", 8265), ("client", 10001)]
+HEAD_PORTS = [("gcs-server", 6379), ("dashboard", DASHBOARD_PORT), ("client", 10001)]
 
 
 def _resources(cpu: str, memory: str, ephemeral: str, extra: dict[str, str] | None = None) -> dict[str, Any]:
@@ -114,12 +118,7 @@ class VerlRayCluster(ManifestConstruct):
         spec: DeploySpec, storage: GcsFuseStorage, network: NetworkMapping, identity: TrainingIdentity
     ) -> dict[str, Any]:
         v, gpu, d = spec.values, spec.gpu, spec.derived
-        selector = {"cloud.google.com/gke-accelerator": gpu.accelerator}
-        if v.cluster.mode == "autopilot":
-            # Autopilot sizes the node from these; the count is a string like every label value.
-            selector["cloud.google.com/gke-accelerator-count"] = str(gpu.gpus_per_node)
-        if v.cluster.spot:
-            selector["cloud.google.com/gke-spot"] = "true"
+        selector = gpu_node_selector(spec)
         gpus = {"nvidia.com/gpu": str(gpu.gpus_per_node)}
         return {
             "groupName": "gpu-group",
@@ -161,10 +160,7 @@ class VerlRayCluster(ManifestConstruct):
                         }
                     ],
                     "volumes": [
-                        *(
-                            {"name": name, "hostPath": {"path": path, "type": "Directory"}}
-                            for name, path, _ in HOST_PATHS
-                        ),
+                        *({"name": name, "hostPath": {"path": path}} for name, path, _ in HOST_PATHS),
                         {"name": "ray-tmp", "emptyDir": {}},
                         *storage.volumes(),
                     ],

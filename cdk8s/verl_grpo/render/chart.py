@@ -14,7 +14,7 @@ from ..values.helm_yaml import scalar
 from ..values.loader import default_values
 from ..values.machines import gpu_profiles
 from ..values.model import Values
-from ..values.refs import VARIANT_KEYS, MarkerOps, MarkerTable, marker_values
+from ..values.refs import OBJECT_GATES, VARIANT_KEYS, MarkerOps, MarkerTable, marker_values
 from ..values.schema import values_schema
 from .templates import Dimension, combos, template_file, to_template
 
@@ -58,7 +58,15 @@ def templates() -> dict[str, str]:
         name = f"variant-{i}"
         for obj in rendered[name]:
             per_key.setdefault(obj.key, {})[combo] = to_template(obj.manifest, tables[name])
-    return {f"templates/{key}.yaml": template_file(texts, dims) for key, texts in per_key.items()}
+    return {f"templates/{key}.yaml": gated(key, template_file(texts, dims)) for key, texts in per_key.items()}
+
+
+def gated(key: str, template: str) -> str:
+    """Wrap the template of an object that exists only when its switch is on."""
+    for switch, prefix in OBJECT_GATES.items():
+        if key.startswith(prefix):
+            return f"{{{{- if .Values.{switch} }}}}\n{template}{{{{- end }}}}\n"
+    return template
 
 
 def chart_yaml() -> str:

@@ -9,20 +9,19 @@ import math
 from dataclasses import dataclass
 
 from .. import __version__
-from .machines import GpuProfile, allocatable_cpu, allocatable_memory_gib, gpu_profiles
+from .machines import GIB, GpuProfile, allocatable_cpu, allocatable_memory_gib, gpu_profiles
 from .model import Values
+from .node_fit import GPU_NODE_DAEMONSETS, Amounts, sidecars
 from .refs import Ops
 
-# Left free on a GPU node for GKE's DaemonSets (NCCL installer, metadata server, logging) and the
-# GCS FUSE sidecar, whose buffers and parallel downloads grow with read throughput.
-WORKER_CPU_HEADROOM = 8
-WORKER_MEMORY_HEADROOM_GIB = 48
 # verl >= 0.7 asks 3 CPUs per GPU bundle in each node's placement group and waits forever otherwise.
 RAY_CPUS_PER_GPU = 3
-# GCS FUSE sidecar limits: "0" (unlimited) is allowed on Standard only; Autopilot needs real limits.
+# GCS FUSE sidecar limits: "0" (unlimited) is allowed on Standard only (gcs-fuse-csi-driver
+# docs/troubleshooting.md: "You cannot use value "0" ... on Autopilot clusters"); on Autopilot GPU
+# nodes the sidecar cannot exceed 2 vCPU and 14 GiB (same file), and the limit is also its request.
 SIDECAR_LIMITS = {
     "standard": ("0", "0", "0"),
-    "autopilot": ("8", "32Gi", "200Gi"),
+    "autopilot": ("2", "14Gi", "200Gi"),
 }
 CHART_NAME = "verl-grpo"
 
@@ -59,20 +58,28 @@ class DeploySpec:
         return f"{CHART_NAME}-{__version__}"
 
 
-def worker_cpu_default(gpu: GpuProfile) -> str:
-    return str(math.floor(allocatable_cpu(gpu.vcpu) - WORKER_CPU_HEADROOM))
+def worker_room(gpu: GpuProfile, mode: str) -> Amounts:
+    """A GPU node's allocatable less its DaemonSets and the worker pod's FUSE sidecars at the
+    mode's default limits: what the worker container may request."""
+    node = Amounts(allocatable_cpu(gpu.vcpu), allocatable_memory_gib(gpu.memory_gb) * GIB, 0)
+    return node - GPU_NODE_DAEMONSETS - sidecars(mode, *SIDECAR_LIMITS[mode], prefetch=True)
 
 
-def worker_memory_default(gpu: GpuProfile) -> str:
-    return f"{math.floor(allocatable_memory_gib(gpu.memory_gb) - WORKER_MEMORY_HEADROOM_GIB)}Gi"
+def worker_cpu_default(gpu: GpuProfile, mode: str) -> str:
+    return str(math.floor(worker_room(gpu, mode).cpu))
+
+
+def worker_memory_default(gpu: GpuProfile, mode: str) -> str:
+    return f"{math.floor(worker_room(gpu, mode).memory / GIB)}Gi"
 
 
 def derive(values: Values, ops: Ops) -> Derived:
     gpu = gpu_profiles()[values.gpu.type]
-    sidecar = SIDECAR_LIMITS[values.cluster.mode]
+    mode = values.cluster.mode
+    sidecar = SIDECAR_LIMITS[mode]
     return Derived(
-        worker_cpu=ops.or_default(values.worker.cpu, worker_cpu_default(gpu)),
-        worker_memory=ops.or_default(values.worker.memory, worker_memory_default(gpu)),
+        worker_cpu=ops.or_default(values.worker.cpu, worker_cpu_default(gpu, mode)),
+        worker_memory=ops.or_default(values.worker.memory, worker_memory_default(gpu, mode)),
         sidecar_cpu_limit=ops.or_default(values.storage.sidecar.cpu_limit, sidecar[0]),
         sidecar_memory_limit=ops.or_default(values.storage.sidecar.memory_limit, sidecar[1]),
         sidecar_ephemeral_storage_limit=ops.or_default(

@@ -84,3 +84,13 @@ def _tiered(amount: float, tiers: list[tuple[float, float]]) -> float:
         if left <= 0:
             break
     return reserved
+
+
+def allocatable_ephemeral_bytes(boot_disk_gb: int) -> float:
+    """Boot-disk-backed ephemeral storage GKE leaves to pods: the disk minus an eviction threshold
+    of 10% and a system reservation of min(50%, 6 GiB + 35%, 100 GiB) (GKE "Node allocatable",
+    https://cloud.google.com/kubernetes-engine/docs/concepts/plan-node-sizes; the page notes the
+    reservation differs by node image: COS figures)."""
+    disk = boot_disk_gb * 1e9
+    reserved = min(0.5 * disk, 6 * GIB + 0.35 * disk, 100 * GIB)
+    return disk - 0.1 * disk - reserved

@@ -54,10 +54,26 @@ class Gpu(Model):
     type: GpuType = field("b200", "GPU node type; selects machine type, accelerator label and NCCL tuner.")
 
 
+Capacity = Literal["spot", "reservation", "flex-start", "on-demand"]
+
+
 class Cluster(Model):
     mode: Literal["standard", "autopilot"] = field("standard", "GKE cluster mode.")
-    spot: bool = field(
-        True, "Run GPU and head pods on Spot capacity (nodeSelector cloud.google.com/gke-spot)."
+    capacity: Capacity = field(
+        "spot",
+        "Where the GPU nodes come from: spot, reservation (cluster.reservation), flex-start (Dynamic "
+        "Workload Scheduler) or on-demand. Sets the GPU pool's flags and the workers' selectors.",
+    )
+    reservation: str = field(
+        "",
+        "capacity reservation: name of the specific GCE reservation the GPU nodes consume.",
+        pattern=r"^([a-z]([-a-z0-9]{0,61}[a-z0-9])?)?$",
+    )
+    zone: str = field(
+        "",
+        "Zone of the GPU nodes and the RDMA network profile (<zone>-vpc-roce); required on Autopilot, "
+        "where it pins the workers, and read by the scripts.",
+        pattern=r"^([a-z]+-[a-z]+[0-9]+-[a-z])?$",
     )
     compute_class: str = field(
         "Performance", "Autopilot mode: compute class of the Ray head.", pattern=r"^[A-Za-z][-A-Za-z0-9]*$"
@@ -67,12 +83,21 @@ class Cluster(Model):
     )
     cpu_node_pool: str = field(
         "default-pool",
-        "Standard mode: node pool the Ray head is scheduled on.",
+        "Standard mode: node pool the Ray head, the data-prep Job and the submitter run on.",
         pattern=DNS1035,
         max_length=40,
     )
     cpu_machine_type: CpuMachineType = field(
-        "c2-standard-16", "Standard mode: machine type of the CPU node pool; the head must fit on it."
+        "c2-standard-16", "Standard mode: machine type of the CPU node pool."
+    )
+    cpu_node_count: int = field(
+        2, "Standard mode: nodes in the CPU node pool; its pods must pack onto them.", ge=1, le=100
+    )
+    cpu_disk_size_gb: int = field(
+        250,
+        "Standard mode: boot disk (GB) of each CPU node; holds the pods' ephemeral storage.",
+        ge=10,
+        le=65536,
     )
 
 
@@ -105,6 +130,11 @@ class Network(Model):
         "Prefix of the VPC, subnet and Network object names (gVNIC and 8 RDMA).",
         pattern=DNS1035,
         max_length=30,
+    )
+    create_objects: bool = field(
+        False,
+        "Render the cluster-scoped Network and GKENetworkParamSet objects in this release. Off: "
+        "scripts/40-rdma.sh owns them (one set per cluster, shared by every release).",
     )
 
 
@@ -167,6 +197,51 @@ class Toleration(TypedDict, total=False):
     ]
 
 
+class LabelSelector(TypedDict, total=False):
+    """A Kubernetes label selector (matchLabels only)."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
+    matchLabels: Annotated[dict[str, str], Field(description="Labels the selected objects carry.")]
+
+
+class IpBlock(TypedDict, total=False):
+    __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
+    cidr: Annotated[
+        str, Field(description="CIDR the traffic comes from.", pattern=r"^[0-9a-fA-F.:]+/[0-9]+$")
+    ]
+
+
+class Peer(TypedDict, total=False):
+    """A NetworkPolicy peer, passed through to the policy as given."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
+    namespaceSelector: Annotated[LabelSelector, Field(description="Namespaces ({} = all).")]
+    podSelector: Annotated[LabelSelector, Field(description="Pods in those namespaces.")]
+    ipBlock: Annotated[IpBlock, Field(description="Addresses outside the cluster's pods.")]
+
+
+# Who polls the head's dashboard (8265) from outside the release namespace: the KubeRay operator
+# reads job status from http://<head-svc>.<ns>.svc.cluster.local:8265 (ray-operator utils
+# FetchHeadServiceURL, v1.4-v1.7). KubeRay's Helm chart labels its pod
+# app.kubernetes.io/name=kuberay-operator in whatever namespace it is installed in
+# (helm-chart/kuberay-operator/templates/deployment.yaml). GKE's Ray add-on: GKE "installs and
+# hosts the KubeRay operator" (docs/add-on/ray-on-gke/concepts/overview) without saying where its
+# traffic comes from; GKE's managed components run in kube-system, which is admitted too.
+DEFAULT_DASHBOARD_SOURCES = [
+    Peer(namespaceSelector={}, podSelector={"matchLabels": {"app.kubernetes.io/name": "kuberay-operator"}}),
+    Peer(namespaceSelector={"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}}),
+]
+
+
+class NetworkPolicy(Model):
+    dashboard_sources: list[Peer] = field(
+        DEFAULT_DASHBOARD_SOURCES,
+        "NetworkPolicy peers admitted to the Ray dashboard port (8265) from outside the release "
+        "namespace: the KubeRay operator (replaces the list).",
+        min_length=1,
+    )
+
+
 class Worker(Model):
     replicas: int = field(2, "Number of GPU worker pods (nodes); also verl trainer.nnodes.", ge=1, le=512)
     cpu: str = field(
@@ -204,7 +279,7 @@ class Job(Model):
     )
     shutdown_after_job_finishes: bool = field(True, "Delete the Ray cluster when the job ends.")
     ttl_seconds_after_finished: int = field(
-        3600,
+        300,
         "Seconds to keep the cluster after the job ends (needs shutdownAfterJobFinishes when > 0).",
         ge=0,
         le=2**31 - 1,
@@ -257,6 +332,9 @@ class Training(Model):
     ref_param_offload: bool = field(True, "ref.fsdp_config.param_offload.")
     total_epochs: int = field(2, "trainer.total_epochs.", ge=1, le=10000)
     save_freq: int = field(10, "trainer.save_freq (steps); -1 saves only at the end.", ge=-1, le=1000000)
+    checkpoints_to_keep: int = field(
+        2, "trainer.max_actor_ckpt_to_keep: older checkpoints are deleted by verl.", ge=1, le=1000
+    )
     test_freq: int = field(10, "trainer.test_freq (steps); -1 never tests.", ge=-1, le=1000000)
     logger: list[Literal["console", "wandb", "tensorboard", "mlflow"]] = field(
         ["console"], "trainer.logger backends.", min_length=1
@@ -312,6 +390,9 @@ class Values(Model):
     ray: Ray = Field(default_factory=Ray, description="Ray settings.")
     service_account: ServiceAccount = Field(default_factory=ServiceAccount, description="Pod identity.")
     network: Network = Field(default_factory=Network, description="GPUDirect RDMA network mapping.")
+    network_policy: NetworkPolicy = Field(
+        default_factory=NetworkPolicy, description="Who may reach the Ray pods."
+    )
     storage: Storage = Field(default_factory=Storage, description="Cloud Storage FUSE bucket.")
     head: Head = Field(default_factory=Head, description="Ray head pod (CPU only).")
     worker: Worker = Field(default_factory=Worker, description="Ray GPU worker group.")

@@ -114,7 +114,10 @@ class MarkerOps(Ops):
 
 # Leaves whose values change the *structure* of the output (which objects, which fields).
 # They stay concrete in marker mode; the chart renders one guarded block per combination.
-VARIANT_KEYS: tuple[str, ...] = ("gpu.type", "cluster.mode", "cluster.spot", "run.kind", "dataPrep.enabled")
+VARIANT_KEYS: tuple[str, ...] = ("gpu.type", "cluster.mode", "cluster.capacity", "run.kind")
+# Switches that only decide whether whole objects exist: rendered on in marker mode, and each
+# template of an object whose key starts with the prefix is wrapped in `if .Values.<key>`.
+OBJECT_GATES: dict[str, str] = {"dataPrep.enabled": "data-prep-", "network.createObjects": "network-"}
 
 
 def marker_values(model_cls: type, table: MarkerTable, variant: dict[str, object], prefix: str = ""):
@@ -130,6 +133,8 @@ def marker_values(model_cls: type, table: MarkerTable, variant: dict[str, object
             kwargs[name] = marker_values(ann, table, variant, prefix=f"{path}.")
         elif path in variant:
             kwargs[name] = variant[path]
+        elif path in OBJECT_GATES:
+            kwargs[name] = True
         elif getattr(ann, "__origin__", None) is list and _is_scalar_list(ann):
             kwargs[name] = ListMarker(table, f".Values.{path}")
         else:

@@ -5,7 +5,18 @@ from __future__ import annotations
 import re
 
 from .derive import RAY_CPUS_PER_GPU, DeploySpec
-from .machines import GIB, allocatable_cpu, allocatable_memory_gib, cpu_machines
+from .machines import GIB, allocatable_cpu, allocatable_memory_gib
+from .node_fit import (
+    AUTOPILOT_GPU_SIDECAR_MAX,
+    GPU_NODE_DAEMONSETS,
+    SUBMITTER,
+    Amounts,
+    Pod,
+    amounts,
+    cpu_pool,
+    pack,
+    sidecars,
+)
 from .quantity import parse_quantity
 
 DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
@@ -52,47 +63,47 @@ def check(spec: DeploySpec) -> list[str]:
                 f"release name: RayCluster name {name!r} exceeds {RAYCLUSTER_NAME_MAX} characters"
             )
 
-    cpu_cap = allocatable_cpu(gpu.vcpu)
-    mem_cap = allocatable_memory_gib(gpu.memory_gb)
     worker_cpu = parse_quantity(d.worker_cpu)
-    if worker_cpu > cpu_cap:
-        problems.append(
-            f"worker.cpu: {d.worker_cpu!r} exceeds what {gpu.machine_type} can allocate ({cpu_cap:.2f} CPUs)"
-        )
     need = RAY_CPUS_PER_GPU * gpu.gpus_per_node
     if worker_cpu < need:
         problems.append(
             f"worker.cpu: {d.worker_cpu!r} is below {need}: verl places {RAY_CPUS_PER_GPU} CPUs per GPU "
             "bundle and waits forever without them"
         )
-    if parse_quantity(d.worker_memory) > mem_cap * GIB:
-        problems.append(
-            f"worker.memory: {d.worker_memory!r} exceeds what {gpu.machine_type} can allocate "
-            f"({mem_cap:.0f}Gi of {gpu.memory_gb} GB)"
-        )
 
     if v.cluster.mode == "standard":
-        head = cpu_machines()[v.cluster.cpu_machine_type]
-        if parse_quantity(v.head.cpu) > allocatable_cpu(head.vcpu):
-            problems.append(
-                f"head.cpu: {v.head.cpu!r} does not fit cluster.cpuMachineType {head.name} "
-                f"({allocatable_cpu(head.vcpu):.2f} allocatable CPUs)"
-            )
-        if parse_quantity(v.head.memory) > allocatable_memory_gib(head.memory_gb) * GIB:
-            problems.append(
-                f"head.memory: {v.head.memory!r} does not fit cluster.cpuMachineType {head.name} "
-                f"({allocatable_memory_gib(head.memory_gb):.0f}Gi allocatable)"
-            )
+        problems += cpu_pool_problems(spec)
     else:
-        for key, value in (
-            ("storage.sidecar.cpuLimit", d.sidecar_cpu_limit),
-            ("storage.sidecar.memoryLimit", d.sidecar_memory_limit),
-            ("storage.sidecar.ephemeralStorageLimit", d.sidecar_ephemeral_storage_limit),
+        for key, value, most in (
+            ("storage.sidecar.cpuLimit", d.sidecar_cpu_limit, AUTOPILOT_GPU_SIDECAR_MAX.cpu),
+            ("storage.sidecar.memoryLimit", d.sidecar_memory_limit, AUTOPILOT_GPU_SIDECAR_MAX.memory),
+            ("storage.sidecar.ephemeralStorageLimit", d.sidecar_ephemeral_storage_limit, 0),
         ):
             if parse_quantity(value) == 0:
                 problems.append(
                     f"{key}: {value!r} (unlimited) is not allowed on Autopilot; give a real limit"
                 )
+            elif most and parse_quantity(value) > most:
+                problems.append(
+                    f"{key}: {value!r} exceeds what Autopilot gives a GCS FUSE sidecar on GPU nodes "
+                    f"({most / GIB if 'memory' in key else most:g}{'Gi' if 'memory' in key else ''}; "
+                    "gcs-fuse-csi-driver docs/troubleshooting.md); the pod would never schedule"
+                )
+        if not v.cluster.zone:
+            problems.append(
+                "cluster.zone: required on Autopilot: the RDMA network profile is zonal and the "
+                "workers must be pinned to its zone (e.g. us-central1-b)"
+            )
+    problems += gpu_node_problems(spec)
+    if v.cluster.capacity == "reservation" and not v.cluster.reservation:
+        problems.append(
+            "cluster.reservation: required with cluster.capacity 'reservation' (the reservation's name)"
+        )
+    if v.cluster.capacity != "reservation" and v.cluster.reservation:
+        problems.append(
+            f"cluster.reservation: {v.cluster.reservation!r} is only used with cluster.capacity "
+            f"'reservation' (capacity is {v.cluster.capacity!r})"
+        )
 
     mounts = {
         "storage.mountPath": v.storage.mount_path,
@@ -123,4 +134,61 @@ def check(spec: DeploySpec) -> list[str]:
             f"training.tensorParallelSize: {t.tensor_parallel_size} must divide the {gpu.gpus_per_node} "
             "GPUs of a node"
         )
+    return problems
+
+
+def pod_sidecars(spec: DeploySpec, prefetch: bool = True) -> Amounts:
+    d = spec.derived
+    return sidecars(
+        spec.values.cluster.mode,
+        d.sidecar_cpu_limit,
+        d.sidecar_memory_limit,
+        d.sidecar_ephemeral_storage_limit,
+        prefetch=prefetch,
+    )
+
+
+def cpu_pool_pods(spec: DeploySpec) -> list[Pod]:
+    """Every pod of a run that lands on the CPU pool (Standard), each with its FUSE sidecars."""
+    v = spec.values
+    fuse = pod_sidecars(spec)
+    pods = [Pod("the Ray head", amounts(v.head.cpu, v.head.memory, v.head.ephemeral_storage) + fuse)]
+    if v.data_prep.enabled:
+        p = v.data_prep
+        pods.append(Pod("the data-prep Job", amounts(p.cpu, p.memory, p.ephemeral_storage) + fuse))
+    if v.run.kind == "RayJob" and v.job.submission_mode == "K8sJobMode":
+        pods.append(Pod("the RayJob submitter", SUBMITTER))
+    return pods
+
+
+def cpu_pool_problems(spec: DeploySpec) -> list[str]:
+    c = spec.values.cluster
+    pool = cpu_pool(c.cpu_machine_type, c.cpu_node_count, c.cpu_disk_size_gb)
+    found = pack(cpu_pool_pods(spec), pool)
+    if not found:
+        return []
+    return [
+        f"cluster.cpuMachineType/cpuNodeCount/cpuDiskSizeGb: {p}; raise one of them or lower the requests"
+        for p in found
+    ]
+
+
+def gpu_node_problems(spec: DeploySpec) -> list[str]:
+    """The worker container plus its FUSE sidecars plus GKE's DaemonSets against one GPU node."""
+    gpu, d = spec.gpu, spec.derived
+    node = Amounts(allocatable_cpu(gpu.vcpu), allocatable_memory_gib(gpu.memory_gb) * GIB, 0)
+    others = GPU_NODE_DAEMONSETS + pod_sidecars(spec)
+    worker = amounts(d.worker_cpu, d.worker_memory)
+    problems = []
+    for key, value, need, room, unit, scale in (
+        ("worker.cpu", d.worker_cpu, worker.cpu, node.cpu, " CPUs", 1),
+        ("worker.memory", d.worker_memory, worker.memory, node.memory, "Gi", GIB),
+    ):
+        other = others.cpu if key == "worker.cpu" else others.memory
+        if need + other > room:
+            problems.append(
+                f"{key}: {value!r} plus the GCS FUSE sidecars and GKE's DaemonSets "
+                f"({other / scale:.2f}{unit}) exceeds what {gpu.machine_type} can allocate "
+                f"({room / scale:.2f}{unit}); at most {(room - other) / scale:.2f}{unit}"
+            )
     return problems

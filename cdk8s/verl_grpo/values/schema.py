@@ -34,4 +34,4 @@ def _clean(node: Any, defs: dict[str, Any]) -> Any:
     return out
 
 
-_PASSTHROUGH = {"Toleration"}
+_PASSTHROUGH = {"Toleration", "Peer", "LabelSelector", "IpBlock"}

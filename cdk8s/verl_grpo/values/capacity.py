@@ -1,0 +1,95 @@
+"""Where GPU nodes come from: one table from which the GPU pool's gcloud flags (Standard) and the
+workers' node selectors (both modes) are derived, so the two cannot disagree.
+
+Sources:
+- Standard flags: AI-Hypercomputer/xpk src/xpk/core/capacity.py @367c8382 (on-demand: none; spot:
+  --spot; reservation: --reservation-affinity=specific --reservation=NAME); flex-start from GKE's
+  "Run a small batch workload with GPUs and Flex-start VMs"
+  (https://cloud.google.com/kubernetes-engine/docs/how-to/dws-flex-start-training): --flex-start
+  --num-nodes 0 --enable-autoscaling --total-min-nodes 0 --location-policy ANY
+  --reservation-affinity none --no-enable-autorepair. Queued provisioning is NOT used: its nodes
+  come only for a ProvisioningRequest (docs/how-to/provisioningrequest), which nothing here makes.
+- Labels: GKE's cluster-autoscaler constants cloud.google.com/gke-spot and
+  cloud.google.com/gke-flex-start ("true"); Autopilot reservations: cloud.google.com/reservation-name
+  + cloud.google.com/reservation-affinity: "specific" ("Autopilot consumes specific reservations
+  only", https://cloud.google.com/kubernetes-engine/docs/how-to/consuming-reservations).
+- Spot taints: Autopilot adds the toleration itself (docs/how-to/autopilot-spot-pods); GPU nodes
+  carry nvidia.com/gpu:NoSchedule, tolerated by the workers' default tolerations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .model import Values
+
+# Every capacity scales the GPU pool from zero: idle 8-GPU nodes are removed by the autoscaler.
+AUTOSCALE_FLAGS = ("--enable-autoscaling", "--num-nodes=0", "--total-min-nodes=0", "--location-policy=ANY")
+
+
+@dataclass(frozen=True)
+class Capacity:
+    name: str
+    pool_flags: tuple[str, ...]  # beyond AUTOSCALE_FLAGS; {reservation} is filled in
+    labels: dict[str, str]  # node labels the workers select, both modes
+    autopilot_labels: dict[str, str]  # extra selectors only Autopilot needs
+    idle_note: str
+
+
+CAPACITIES: dict[str, Capacity] = {
+    c.name: c
+    for c in (
+        Capacity(
+            "spot",
+            ("--spot",),
+            {"cloud.google.com/gke-spot": "true"},
+            {},
+            "spot nodes are deleted when idle; none are billed while the pool is at 0",
+        ),
+        Capacity(
+            "reservation",
+            ("--reservation-affinity=specific", "--reservation={reservation}"),
+            {},
+            {
+                "cloud.google.com/reservation-name": "{reservation}",
+                "cloud.google.com/reservation-affinity": "specific",
+            },
+            "the reservation is billed while it exists, used or not",
+        ),
+        Capacity(
+            "flex-start",
+            ("--flex-start", "--reservation-affinity=none", "--no-enable-autorepair"),
+            {"cloud.google.com/gke-flex-start": "true"},
+            {},
+            "flex-start nodes are billed from provisioning until deleted; none while the pool is at 0",
+        ),
+        Capacity(
+            "on-demand",
+            (),
+            {},
+            {},
+            "on-demand nodes are deleted when idle; none are billed while the pool is at 0",
+        ),
+    )
+}
+
+
+def gpu_selector_labels(v: Values) -> dict[str, str]:
+    """Selectors the GPU workers add for the capacity (and, on Autopilot, the RDMA zone)."""
+    c = CAPACITIES[v.cluster.capacity]
+    labels = dict(c.labels)
+    if v.cluster.mode == "autopilot":
+        labels.update(
+            {k: val.replace("{reservation}", v.cluster.reservation) for k, val in c.autopilot_labels.items()}
+        )
+        # The RoCE network profile is zonal (<zone>-vpc-roce) and Autopilot picks a node's zone
+        # from the pod: pin the workers to the zone of the RDMA VPC.
+        labels["topology.kubernetes.io/zone"] = v.cluster.zone
+    return labels
+
+
+def pool_flags(v: Values, max_nodes: int) -> list[str]:
+    """gcloud node-pools create flags for the GPU pool's capacity and autoscaling (Standard)."""
+    c = CAPACITIES[v.cluster.capacity]
+    flags = [f.replace("{reservation}", v.cluster.reservation) for f in c.pool_flags]
+    return [*flags, *AUTOSCALE_FLAGS, f"--total-max-nodes={max_nodes}"]

@@ -1,0 +1,484 @@
+"""Start a real Kubernetes control plane plus the KubeRay operator on loopback, from the build cache.
+
+    with ControlPlane.start() as cp:
+        cp.kubectl("get", "nodes")
+
+What runs (binaries from ``build.py``): etcd, kube-apiserver, kube-controller-manager,
+kube-scheduler and the KubeRay operator, each in its own process group, logging to a file in a
+temporary folder. There is no kubelet: tests create Node objects themselves, and pods are bound
+by the scheduler but never run.
+
+The apiserver flags follow envtest (sigs.k8s.io/controller-runtime
+pkg/internal/testing/controlplane/apiserver.go@v0.22.4, ``defaultArgs``); the rest is what the
+controller-manager, scheduler and operator need to run against it without leader election and
+without any fixed port. Every process started is stopped on ``stop()``, on leaving the ``with``
+block, at interpreter exit (atexit), and — through PR_SET_PDEATHSIG — when the Python process
+itself is killed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import datetime as dt
+import ipaddress
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.x509.oid import NameOID
+
+from .build import REPO, ensure_built
+
+KUBECTL_CANDIDATES = (REPO / ".venv" / "bin" / "kubectl",)
+LOOPBACK = "127.0.0.1"
+SERVICE_CIDR = "10.0.0.0/24"  # envtest's default (apiserver.go@v0.22.4)
+START_TIMEOUT_S = 120.0
+STOP_TIMEOUT_S = 10.0
+
+
+class ControlPlaneError(RuntimeError):
+    """The control plane could not start; the message carries the failing process's log tail."""
+
+
+# --- certificates -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pki:
+    """Files of the throw-away PKI: one CA signs the serving cert and the admin client cert."""
+
+    ca_crt: Path
+    serving_crt: Path
+    serving_key: Path
+    admin_crt: Path
+    admin_key: Path
+    sa_key: Path  # signs service-account tokens
+    sa_pub: Path  # verifies them
+
+
+def _new_key() -> rsa.RSAPrivateKey:
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def _write_key(key: rsa.RSAPrivateKey, path: Path) -> None:
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    path.write_bytes(pem)
+    path.chmod(0o600)
+
+
+def _cert_builder(subject: x509.Name, issuer: x509.Name, public_key: rsa.RSAPublicKey) -> x509.CertificateBuilder:
+    now = dt.datetime.now(dt.timezone.utc)
+    return (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(issuer)
+        .public_key(public_key)
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=1))
+    )
+
+
+def _name(cn: str, org: str | None = None) -> x509.Name:
+    attrs = [x509.NameAttribute(NameOID.COMMON_NAME, cn)]
+    if org:
+        attrs.append(x509.NameAttribute(NameOID.ORGANIZATION_NAME, org))
+    return x509.Name(attrs)
+
+
+def make_pki(directory: Path) -> Pki:
+    """Write a CA, the apiserver serving pair, an admin client pair and the service-account pair."""
+    directory.mkdir(parents=True, exist_ok=True)
+    ca_key = _new_key()
+    ca_name = _name("controlplane-test-ca")
+    ca = (
+        _cert_builder(ca_name, ca_name, ca_key.public_key())
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(True, False, False, False, False, True, True, False, False), critical=True
+        )  # digital_signature, key_cert_sign, crl_sign
+        .sign(ca_key, hashes.SHA256())
+    )
+
+    def leaf(subject: x509.Name, usage: x509.ObjectIdentifier, sans: list[x509.GeneralName]) -> tuple[x509.Certificate, rsa.RSAPrivateKey]:
+        key = _new_key()
+        builder = _cert_builder(subject, ca_name, key.public_key()).add_extension(
+            x509.ExtendedKeyUsage([usage]), critical=False
+        )
+        if sans:
+            builder = builder.add_extension(x509.SubjectAlternativeName(sans), critical=False)
+        return builder.sign(ca_key, hashes.SHA256()), key
+
+    # The in-cluster name and the first service IP (10.0.0.1) are in the SANs as a real cluster has them.
+    serving, serving_key = leaf(
+        _name("kube-apiserver"),
+        x509.ExtendedKeyUsageOID.SERVER_AUTH,
+        [
+            x509.DNSName("localhost"),
+            x509.DNSName("kubernetes.default.svc"),
+            x509.IPAddress(ipaddress.ip_address(LOOPBACK)),
+            x509.IPAddress(next(ipaddress.ip_network(SERVICE_CIDR).hosts())),
+        ],
+    )
+    # O=system:masters: the group the RBAC authorizer always allows (envtest's "default" user, plane.go@v0.22.4).
+    admin, admin_key = leaf(_name("admin", "system:masters"), x509.ExtendedKeyUsageOID.CLIENT_AUTH, [])
+    sa_key = _new_key()
+
+    pki = Pki(*(directory / n for n in ("ca.crt", "apiserver.crt", "apiserver.key", "admin.crt", "admin.key", "sa.key", "sa.pub")))
+    pki.ca_crt.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    pki.serving_crt.write_bytes(serving.public_bytes(serialization.Encoding.PEM))
+    _write_key(serving_key, pki.serving_key)
+    pki.admin_crt.write_bytes(admin.public_bytes(serialization.Encoding.PEM))
+    _write_key(admin_key, pki.admin_key)
+    _write_key(sa_key, pki.sa_key)
+    pki.sa_pub.write_bytes(
+        sa_key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    )
+    return pki
+
+
+def write_kubeconfig(path: Path, server: str, pki: Pki) -> None:
+    """A kubeconfig for the admin user; file paths, not inline data, so it stays readable."""
+    path.write_text(
+        f"""apiVersion: v1
+kind: Config
+clusters:
+- name: controlplane
+  cluster:
+    server: {server}
+    certificate-authority: {pki.ca_crt}
+users:
+- name: admin
+  user:
+    client-certificate: {pki.admin_crt}
+    client-key: {pki.admin_key}
+contexts:
+- name: controlplane
+  context: {{cluster: controlplane, user: admin}}
+current-context: controlplane
+"""
+    )
+
+
+# --- processes ----------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    """A loopback port free right now (the kernel picks it); the tiny race is acceptable in tests."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((LOOPBACK, 0))
+        return int(s.getsockname()[1])
+
+
+def _die_with_parent() -> None:
+    """Run in the child before exec: new process group, and SIGKILL when the parent dies."""
+    os.setpgrp()
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG = 1 (linux/prctl.h)
+    except OSError:
+        pass  # not Linux/glibc: the atexit hook still stops it
+
+
+@dataclass
+class Proc:
+    name: str
+    popen: subprocess.Popen[bytes]
+    log: Path
+
+    def tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def stop(self, timeout: float = STOP_TIMEOUT_S) -> None:
+        """SIGTERM the whole process group, then SIGKILL what is left after ``timeout``."""
+        if self.popen.poll() is None:
+            self._signal(signal.SIGTERM)
+            try:
+                self.popen.wait(timeout)
+            except subprocess.TimeoutExpired:
+                pass
+        # Also when the leader is gone: anything it forked is still in the group.
+        self._signal(signal.SIGKILL)
+        self.popen.wait()
+
+    def _signal(self, sig: signal.Signals) -> None:
+        try:
+            os.killpg(self.popen.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def wait_until(what: str, check: Callable[[], bool], procs: Sequence[Proc], timeout: float = START_TIMEOUT_S) -> None:
+    """Poll ``check`` until true; fail early, with its log, if one of ``procs`` exits."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for p in procs:
+            if p.popen.poll() is not None:
+                raise ControlPlaneError(f"{p.name} exited with {p.popen.returncode} while waiting for {what}:\n{p.tail()}")
+        if check():
+            return
+        time.sleep(0.25)
+    logs = "\n".join(f"--- {p.name} ---\n{p.tail(15)}" for p in procs)
+    raise ControlPlaneError(f"timed out after {timeout:.0f}s waiting for {what}\n{logs}")
+
+
+def https_ok(url: str, context: ssl.SSLContext) -> bool:
+    try:
+        with urllib.request.urlopen(url, context=context, timeout=2) as resp:
+            return resp.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _insecure_context() -> ssl.SSLContext:
+    # The controller-manager's and scheduler's /healthz use certificates they make up themselves.
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+
+
+def find_kubectl() -> Path:
+    for candidate in KUBECTL_CANDIDATES:
+        if candidate.is_file():
+            return candidate
+    found = shutil.which("kubectl")
+    if found is None:
+        raise ControlPlaneError("kubectl not found: run `make tools` (installs .venv/bin/kubectl)")
+    return Path(found)
+
+
+# --- the control plane --------------------------------------------------------------------------
+
+
+@dataclass
+class ControlPlane:
+    """A running control plane; use ``ControlPlane.start()`` as a context manager."""
+
+    workdir: Path
+    binaries: dict[str, Path]
+    crd_dir: Path
+    kubectl_path: Path
+    keep_workdir: bool = False
+    kubeconfig: Path = field(init=False)
+    server: str = ""
+    procs: list[Proc] = field(default_factory=list)
+    started_seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.kubeconfig = self.workdir / "kubeconfig"
+
+    @classmethod
+    @contextmanager
+    def start(cls, keep_workdir: bool | None = None) -> Iterator[ControlPlane]:
+        """Build (if needed) and start everything; stop everything when the block ends, however it ends."""
+        dirs = ensure_built()
+        if keep_workdir is None:
+            keep_workdir = os.environ.get("CONTROLPLANE_KEEP_WORKDIR") == "1"
+        cp = cls(
+            workdir=Path(tempfile.mkdtemp(prefix="controlplane-")),
+            binaries={name: d / name for name, d in dirs.items()},
+            crd_dir=dirs["ray-operator"] / "crds",
+            kubectl_path=find_kubectl(),
+            keep_workdir=keep_workdir,
+        )
+        atexit.register(cp.stop)
+        try:
+            cp._boot()
+            yield cp
+        finally:
+            cp.stop()
+            atexit.unregister(cp.stop)
+
+    # -- helpers for tests --
+
+    def kubectl(self, *args: str, stdin: str | None = None, check: bool = True, timeout: float = 120) -> str:
+        """Run kubectl against this cluster; return stdout, raise with stderr on failure."""
+        proc = subprocess.run(
+            [str(self.kubectl_path), "--kubeconfig", str(self.kubeconfig), *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        if check and proc.returncode != 0:
+            raise ControlPlaneError(f"kubectl {' '.join(args)} exited {proc.returncode}: {proc.stderr.strip()}")
+        return proc.stdout
+
+    def log(self, name: str) -> str:
+        """Everything a component has logged so far (for assertions and failure messages)."""
+        return next(p for p in self.procs if p.name == name).log.read_text(errors="replace")
+
+    # -- start-up --
+
+    def _spawn(self, name: str, args: list[str], env: dict[str, str] | None = None) -> Proc:
+        log = self.workdir / f"{name}.log"
+        with log.open("wb") as out:
+            popen = subprocess.Popen(
+                [str(self.binaries[name]), *args],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, **(env or {})},
+                cwd=self.workdir,
+                preexec_fn=_die_with_parent,
+            )
+        proc = Proc(name, popen, log)
+        self.procs.append(proc)
+        return proc
+
+    def _boot(self) -> None:
+        began = time.monotonic()
+        pki = make_pki(self.workdir / "pki")
+        etcd_url = self._start_etcd()
+        self._start_apiserver(etcd_url, pki)
+        write_kubeconfig(self.kubeconfig, self.server, pki)
+        self._start_component("kube-controller-manager", self._controller_manager_args(pki))
+        self._start_component("kube-scheduler", self._scheduler_args())
+        self._install_crds()
+        self._start_operator()
+        self.started_seconds = round(time.monotonic() - began, 1)
+
+    def _start_etcd(self) -> str:
+        client, peer = f"http://{LOOPBACK}:{free_port()}", f"http://{LOOPBACK}:{free_port()}"
+        proc = self._spawn(
+            "etcd",
+            [
+                f"--data-dir={self.workdir / 'etcd'}",
+                f"--listen-client-urls={client}",
+                f"--advertise-client-urls={client}",
+                f"--listen-peer-urls={peer}",
+                f"--initial-advertise-peer-urls={peer}",
+                f"--initial-cluster=default={peer}",
+                # Test data is thrown away: skip fsync, as envtest does from etcd 3.5 (etcd.go@v0.22.4).
+                "--unsafe-no-fsync=true",
+            ],
+        )
+        wait_until("etcd /health", lambda: _http_ok(f"{client}/health"), [proc])
+        return client
+
+    def _start_apiserver(self, etcd_url: str, pki: Pki) -> None:
+        port = free_port()
+        self.server = f"https://{LOOPBACK}:{port}"
+        self._spawn(
+            "kube-apiserver",
+            [
+                f"--etcd-servers={etcd_url}",
+                f"--cert-dir={pki.ca_crt.parent}",
+                f"--tls-cert-file={pki.serving_crt}",
+                f"--tls-private-key-file={pki.serving_key}",
+                f"--client-ca-file={pki.ca_crt}",
+                f"--bind-address={LOOPBACK}",
+                f"--advertise-address={LOOPBACK}",
+                f"--secure-port={port}",
+                f"--service-account-issuer={self.server}/",
+                f"--service-account-key-file={pki.sa_pub}",
+                f"--service-account-signing-key-file={pki.sa_key}",
+                "--authorization-mode=RBAC",
+                f"--service-cluster-ip-range={SERVICE_CIDR}",
+                # No pod needs a token here, and the ServiceAccount admission would reject pods
+                # until the controller-manager made the namespace's default account (envtest's reason).
+                "--disable-admission-plugins=ServiceAccount",
+                "--allow-privileged=true",
+                # The "kubernetes" Service's endpoints would point at 127.0.0.1, which Endpoints
+                # validation refuses; nothing here needs in-cluster access to the apiserver.
+                "--endpoint-reconciler-type=none",
+            ],
+        )
+        ctx = ssl.create_default_context(cafile=str(pki.ca_crt))
+        wait_until("kube-apiserver /readyz", lambda: https_ok(f"{self.server}/readyz", ctx), self.procs)
+
+    def _controller_manager_args(self, pki: Pki) -> list[str]:
+        return [
+            f"--kubeconfig={self.kubeconfig}",
+            # Delegated authn/authz of its own /healthz etc.; without these it only warns.
+            f"--authentication-kubeconfig={self.kubeconfig}",
+            f"--authorization-kubeconfig={self.kubeconfig}",
+            # Skip reading the front-proxy CA from kube-system/extension-apiserver-authentication:
+            # the apiserver has no --requestheader-client-ca-file, and the lookup logs errors forever.
+            "--authentication-skip-lookup=true",
+            "--leader-elect=false",
+            # No kubelet posts node status here, so the node lifecycle controller would taint
+            # every Node not-ready/unreachable and evict pods. Name since 1.28:
+            # cmd/kube-controller-manager/names/controller_names.go@v1.36.3. job-controller stays in "*".
+            "--controllers=*,-node-lifecycle-controller",
+            # Token signing for the legacy token controller and the CA it publishes (kube-root-ca.crt).
+            f"--service-account-private-key-file={pki.sa_key}",
+            f"--root-ca-file={pki.ca_crt}",
+        ]
+
+    def _scheduler_args(self) -> list[str]:
+        return [
+            f"--kubeconfig={self.kubeconfig}",
+            f"--authentication-kubeconfig={self.kubeconfig}",
+            f"--authorization-kubeconfig={self.kubeconfig}",
+            # Skip reading the front-proxy CA from kube-system/extension-apiserver-authentication:
+            # the apiserver has no --requestheader-client-ca-file, and the lookup logs errors forever.
+            "--authentication-skip-lookup=true",
+            "--leader-elect=false",
+        ]
+
+    def _start_component(self, name: str, args: list[str]) -> None:
+        """controller-manager / scheduler: serve /healthz on a free loopback port and wait for it."""
+        port = free_port()
+        self._spawn(name, [*args, f"--bind-address={LOOPBACK}", f"--secure-port={port}", f"--cert-dir={self.workdir / name}"])
+        ctx = _insecure_context()
+        wait_until(f"{name} /healthz", lambda: https_ok(f"https://{LOOPBACK}:{port}/healthz", ctx), self.procs)
+
+    def _install_crds(self) -> None:
+        # Server-side apply: the RayCluster CRD is larger than the 256 KiB
+        # last-applied-configuration annotation that client-side apply would write.
+        self.kubectl("apply", "--server-side", "--field-manager=controlplane-test", "-f", str(self.crd_dir))
+        self.kubectl("wait", "--for=condition=Established", "--timeout=60s", "-f", str(self.crd_dir))
+
+    def _start_operator(self) -> None:
+        probe = f"{LOOPBACK}:{free_port()}"
+        self._spawn(
+            "ray-operator",
+            [
+                # Flag names: ray-operator/main.go@v1.6.0 (defaults :8080, :8082, leader election on).
+                "--metrics-addr=0",  # "0" turns the controller-runtime metrics server off
+                f"--health-probe-bind-address={probe}",
+                "--enable-leader-election=false",
+                "--log-stdout-encoder=console",
+            ],
+            env={"KUBECONFIG": str(self.kubeconfig)},
+        )
+        wait_until("ray-operator /readyz", lambda: _http_ok(f"http://{probe}/readyz"), self.procs)
+
+    # -- shutdown --
+
+    def stop(self) -> None:
+        """Stop every process (newest first), then remove the work dir unless asked to keep it."""
+        while self.procs:
+            self.procs.pop().stop()
+        if self.keep_workdir:
+            print(f"controlplane: kept {self.workdir}")
+        else:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _http_ok(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as resp:
+            return resp.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
