@@ -21,9 +21,10 @@ trap 'rm -rf "$rendered"' EXIT
 "${VERL_GRPO:-$REPO_DIR/.venv/bin/verl-grpo}" synth --profile "$PROFILE" ${NAMESPACE:+-n "$NAMESPACE"} \
   "${VALUES_ARGS[@]}" --set network.createObjects=true -o "$rendered" >/dev/null ||
   die "verl-grpo synth failed"
+files=("$rendered/$PROFILE"/gkenetworkparamset-*.yaml "$rendered/$PROFILE"/network-*.yaml)
+((${#files[@]} == 18)) || die "expected 9 GKENetworkParamSet and 9 Network objects, got ${#files[@]}"
 args=()
-for f in "$rendered/$PROFILE"/gkenetworkparamset-*.yaml "$rendered/$PROFILE"/network-*.yaml; do args+=(-f "$f"); done
-((${#args[@]} == 18)) || die "expected 9 GKENetworkParamSet and 9 Network objects in $rendered"
+for f in "${files[@]}"; do args+=(-f "$f"); done
 
 run gcloud container clusters get-credentials "$CLUSTER" --project="$PROJECT" --location="$REGION"
 # kubectl apply is itself idempotent: a second run changes nothing.

@@ -11,20 +11,29 @@ for split in train test; do
   [[ -f $GSM8K_DIR/$split.parquet ]] || die "GSM8K_DIR=$GSM8K_DIR has no $split.parquet"
 done
 
-ensure "model gs://$BUCKET/$MODEL_DIR" gcloud storage ls "gs://$BUCKET/$MODEL_DIR/config.json" -- \
-  gcloud storage rsync --recursive "$MODEL_SOURCE_DIR" "gs://$BUCKET/$MODEL_DIR"
+# Each folder gets the marker ($MARKER) last, as the data-prep Job writes it: the job's pre-flight
+# waits for it, and a re-run after an interrupted upload finishes the folder instead of skipping it.
+marker_file=$(mktemp)
+trap 'rm -f "$marker_file"' EXIT
+date -u +%FT%TZ >"$marker_file"
+complete() { exists gcloud storage ls "gs://$BUCKET/$1/$MARKER"; }
+upload() { # upload SOURCE DIR: SOURCE to gs://BUCKET/DIR, then the marker
+  run gcloud storage rsync --recursive --exclude='^\.git/' "$1" "gs://$BUCKET/$2"
+  run gcloud storage cp "$marker_file" "gs://$BUCKET/$2/$MARKER"
+}
 
-if ! exists gcloud storage ls "gs://$BUCKET/$VERL_DIR/verl/__init__.py"; then
+if complete "$MODEL_DIR"; then log "model gs://$BUCKET/$MODEL_DIR is complete"; else upload "$MODEL_SOURCE_DIR" "$MODEL_DIR"; fi
+
+if complete "$VERL_DIR"; then
+  log "verl source gs://$BUCKET/$VERL_DIR is complete"
+else
   source_dir=${VERL_SOURCE_DIR:-}
   if [[ -z $source_dir ]]; then
     source_dir=$(mktemp -d)
-    trap 'rm -rf "$source_dir"' EXIT
+    trap 'rm -rf "$source_dir" "$marker_file"' EXIT
     run git clone --quiet --depth=1 --branch="v$VERL_VERSION" https://github.com/verl-project/verl "$source_dir"
   fi
-  run gcloud storage rsync --recursive --exclude='^\.git/' "$source_dir" "gs://$BUCKET/$VERL_DIR"
-else
-  log "verl source gs://$BUCKET/$VERL_DIR exists"
+  upload "$source_dir" "$VERL_DIR"
 fi
 
-ensure "data gs://$BUCKET/$DATA_DIR" gcloud storage ls "gs://$BUCKET/$DATA_DIR/test.parquet" -- \
-  gcloud storage rsync --recursive "$GSM8K_DIR" "gs://$BUCKET/$DATA_DIR"
+if complete "$DATA_DIR"; then log "data gs://$BUCKET/$DATA_DIR is complete"; else upload "$GSM8K_DIR" "$DATA_DIR"; fi

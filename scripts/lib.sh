@@ -145,9 +145,15 @@ bucket_binds() {
   gcloud storage buckets get-iam-policy "gs://$BUCKET" --project="$PROJECT" --format=json 2>/dev/null | grep -qF "$1"
 }
 
+# confirm QUESTION: the question always shows (also with --yes, on stderr, piped or not).
 confirm() {
-  [[ $ASSUME_YES == true || $DRY_RUN == true ]] && return 0
-  local answer
-  read -r -p "$1 [y/N] " answer
+  if [[ $ASSUME_YES == true || $DRY_RUN == true ]]; then
+    log "$1 (--yes/--dry-run: not asking)"
+    return 0
+  fi
+  local answer=""
+  printf '%s [y/N] ' "$1" >&2
+  read -r answer || true
+  printf '\n' >&2
   [[ $answer == y || $answer == Y ]] || die "stopped"
 }

@@ -35,8 +35,15 @@ def pods(rendering):
 # --- NetworkMapping ---------------------------------------------------------------------------
 
 
-def test_network_mapping_pairs_and_interfaces_agree(shipped):
+def test_network_objects_are_left_to_the_scripts_by_default(shipped):
+    """One owner: scripts/40-rdma.sh applies them; a release renders them only when asked."""
     for r in shipped.values():
+        assert not objects_of_kind(r, "GKENetworkParamSet") and not objects_of_kind(r, "Network")
+
+
+@pytest.mark.parametrize("profile", ["b200-standard", "h200-autopilot-raycluster"])
+def test_network_mapping_pairs_and_interfaces_agree(profile):
+    for r in [render_one("network.createObjects=true", profile=profile)]:
         params = objects_of_kind(r, "GKENetworkParamSet")
         networks = objects_of_kind(r, "Network")
         assert len(params) == len(networks) == 9
@@ -53,7 +60,7 @@ def test_network_mapping_pairs_and_interfaces_agree(shipped):
 
 
 def test_network_names_follow_one_prefix():
-    r = render_one("network.prefix=lab7")
+    r = render_one("network.prefix=lab7", "network.createObjects=true")
     params = objects_of_kind(r, "GKENetworkParamSet")
     assert {p["spec"]["vpc"] for p in params} == {"lab7-gvnic-net", "lab7-rdma-net"}
     assert all(p["metadata"]["name"].startswith("lab7-") for p in params)
@@ -79,7 +86,8 @@ def test_volumes_are_bound_explicitly_and_retained(shipped):
         pv = pvs[pvc["spec"]["volumeName"]]
         assert pv["spec"]["claimRef"] == {"namespace": "default", "name": pvc["metadata"]["name"]}
         assert pv["spec"]["persistentVolumeReclaimPolicy"] == "Retain"
-        assert pv["spec"]["csi"]["volumeHandle"] == "verl-grpo-data"
+        # One handle per PV (bucket:suffix): equal handles make kubelet skip the second mount.
+        assert pv["spec"]["csi"]["volumeHandle"] == f"verl-grpo-data:{pvc['metadata']['name'].split('-')[-1]}"
         assert pv["spec"]["storageClassName"] == pvc["spec"]["storageClassName"] == ""
 
 
@@ -136,20 +144,52 @@ def test_worker_requests_beyond_the_machine_are_refused():
     from verl_grpo.values.loader import ValuesError
 
     with pytest.raises(
-        ValuesError, match=r"worker.memory: '2800Gi' exceeds what a3-ultragpu-8g can allocate"
+        ValuesError,
+        match=r"worker.memory: '2800Gi' plus the GCS FUSE sidecars and GKE's DaemonSets \(16.49Gi\) "
+        r"exceeds what a3-ultragpu-8g can allocate \(2687.17Gi\); at most 2670.68Gi",
     ):
         render_one("worker.memory=2800Gi", profile="h200-standard")
     with pytest.raises(ValuesError, match=r"worker.cpu: '16' is below 24"):
         render_one("string:worker.cpu=16")
-    with pytest.raises(ValuesError, match=r"worker.cpu: '230' exceeds"):
+    with pytest.raises(
+        ValuesError, match=r"worker.cpu: '230' plus the GCS FUSE sidecars .* at most 219.07 CPUs"
+    ):
         render_one("string:worker.cpu=230")
 
 
-def test_head_must_fit_its_node_type():
+def test_autopilot_worker_leaves_room_for_its_sidecar():
     from verl_grpo.values.loader import ValuesError
 
-    with pytest.raises(ValuesError, match="head.cpu: '12' does not fit cluster.cpuMachineType c2-standard-8"):
+    # 2 CPUs of sidecar (Autopilot's cap, request = limit), 50m prefetch, 4 for DaemonSets: 217.
+    auto = dict(pods(render_one("cluster.zone=us-central1-b", profile="h200-autopilot")))
+    assert auto["gpu-group"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "217"
+    assert auto["gpu-group"]["metadata"]["annotations"]["gke-gcsfuse/cpu-limit"] == "2"
+    assert auto["gpu-group"]["metadata"]["annotations"]["gke-gcsfuse/memory-limit"] == "14Gi"
+    with pytest.raises(ValuesError, match=r"storage.sidecar.cpuLimit: '8' exceeds what Autopilot gives"):
+        render_one(
+            "cluster.zone=us-central1-b", "string:storage.sidecar.cpuLimit=8", profile="h200-autopilot"
+        )
+    with pytest.raises(ValuesError, match=r"storage.sidecar.memoryLimit: '32Gi' exceeds"):
+        render_one("cluster.zone=us-central1-b", "storage.sidecar.memoryLimit=32Gi", profile="h200-autopilot")
+
+
+def test_cpu_pool_must_hold_head_data_prep_and_submitter():
+    from verl_grpo.values.loader import ValuesError
+
+    # Before: one c2-standard-16 with the default 100 GB disk; the head and the data-prep Job
+    # (12 + 8 CPUs, 50Gi + 100Gi ephemeral) cannot share it.
+    with pytest.raises(ValuesError) as err:
+        render_one("cluster.cpuNodeCount=1", "cluster.cpuDiskSizeGb=100")
+    text = "\n".join(err.value.problems)
+    assert (
+        "the data-prep Job (8.3 CPU, 32.5Gi memory, 105Gi ephemeral) fits on none of the 1 c2-standard-16"
+        in text
+    )
+    assert "the Ray head (12.3 CPU, 40.5Gi memory, 55Gi ephemeral) fits on none" in text  # 45Gi of disk
+    render_one("cluster.cpuNodeCount=1", "cluster.cpuMachineType=c2-standard-30", "cluster.cpuDiskSizeGb=400")
+    with pytest.raises(ValuesError, match="the Ray head .* fits on none of the 2 c2-standard-8 nodes"):
         render_one("cluster.cpuMachineType=c2-standard-8")
+    render_one("dataPrep.enabled=false", "cluster.cpuNodeCount=1")  # the head alone fits one node
 
 
 def test_selectors_per_mode(shipped):
@@ -161,9 +201,65 @@ def test_selectors_per_mode(shipped):
         "cloud.google.com/gke-accelerator": "nvidia-b200",
         "cloud.google.com/gke-accelerator-count": "8",
         "cloud.google.com/gke-spot": "true",
+        "topology.kubernetes.io/zone": "us-central1-b",
     }
-    no_spot = dict(pods(render_one("cluster.spot=false")))
-    assert "cloud.google.com/gke-spot" not in no_spot["gpu-group"]["spec"]["nodeSelector"]
+
+
+CAPACITY_SELECTORS = {
+    ("standard", "spot"): {"cloud.google.com/gke-spot": "true"},
+    ("standard", "reservation"): {},
+    ("standard", "flex-start"): {"cloud.google.com/gke-flex-start": "true"},
+    ("standard", "on-demand"): {},
+    ("autopilot", "spot"): {"cloud.google.com/gke-spot": "true"},
+    ("autopilot", "reservation"): {
+        "cloud.google.com/reservation-name": "res-a",
+        "cloud.google.com/reservation-affinity": "specific",
+    },
+    ("autopilot", "flex-start"): {"cloud.google.com/gke-flex-start": "true"},
+    ("autopilot", "on-demand"): {},
+}
+POOL_FLAGS = {
+    "spot": ["--spot"],
+    "reservation": ["--reservation-affinity=specific", "--reservation=res-a"],
+    "flex-start": ["--flex-start", "--reservation-affinity=none", "--no-enable-autorepair"],
+    "on-demand": [],
+}
+
+
+@pytest.mark.parametrize(("mode", "capacity"), sorted(CAPACITY_SELECTORS))
+def test_capacity_decides_pool_flags_and_selectors_together(mode, capacity):
+    """Every capacity in both modes: the selectors select what the pool's flags make."""
+    from verl_grpo.profiles import find_profile
+    from verl_grpo.shell_env import shell_env
+
+    sets = [f"cluster.capacity={capacity}", "cluster.zone=us-central1-b"]
+    if capacity == "reservation":
+        sets.append("cluster.reservation=res-a")
+    r = render_one(*sets, profile=f"h200-{mode}")
+    selector = dict(pods(r))["gpu-group"]["spec"]["nodeSelector"]
+    capacity_keys = {k: v for k, v in selector.items() if "accelerator" not in k and "zone" not in k}
+    assert capacity_keys == CAPACITY_SELECTORS[(mode, capacity)]
+    flags = shell_env(r.spec, find_profile(f"h200-{mode}"))["GPU_POOL_FLAGS"].split()
+    autoscale = ["--enable-autoscaling", "--num-nodes=0", "--total-min-nodes=0", "--location-policy=ANY"]
+    assert flags == [*POOL_FLAGS[capacity], *autoscale, "--total-max-nodes=2"]
+    # What the pool flags make is what the workers ask for: a spot pool gets the spot label, a
+    # flex-start pool the flex-start label (GKE's autoscaler constants), nothing else does.
+    assert ("cloud.google.com/gke-spot" in selector) == ("--spot" in flags)
+    assert ("cloud.google.com/gke-flex-start" in selector) == ("--flex-start" in flags)
+    assert ("topology.kubernetes.io/zone" in selector) == (mode == "autopilot")
+
+
+def test_capacity_inputs_are_checked():
+    from verl_grpo.values.loader import ValuesError
+
+    with pytest.raises(
+        ValuesError, match="cluster.reservation: required with cluster.capacity 'reservation'"
+    ):
+        render_one("cluster.capacity=reservation")
+    with pytest.raises(ValuesError, match="cluster.reservation: 'res-a' is only used with"):
+        render_one("cluster.reservation=res-a")
+    with pytest.raises(ValuesError, match="cluster.zone: required on Autopilot"):
+        render_one("cluster.zone=", profile="b200-autopilot")
 
 
 def test_ray_start_params_and_version(shipped):
@@ -208,12 +304,15 @@ def test_ray_job_settings(shipped):
     assert set(env) == {"env_vars"}
     assert all(isinstance(v, str) for v in env["env_vars"].values())
     assert env["env_vars"]["NCCL_NET"] == "gIB"
-    preflight, verl = s["entrypoint"].split(" && \\\n  ", 1)
+    # One command: the pre-flight, which execs verl (the words after its `--`).
+    preflight, verl = s["entrypoint"].split(" -- \\\n  ", 1)
     assert preflight.startswith(
         "python3 /opt/verl-grpo/preflight.py --model /data/models/Qwen2.5-32B-Instruct"
     )
     assert "--gpus-per-node 8 --nodes 2 --wait 1800" in preflight
     assert verl.startswith("python3 -m verl.trainer.main_ppo")
+    assert "&&" not in s["entrypoint"] and ";" not in s["entrypoint"]
+    assert s["ttlSecondsAfterFinished"] == 300  # minutes, not an hour of idle GPUs
 
 
 def test_entrypoint_carries_training_values(tmp_path):

@@ -46,3 +46,24 @@ def test_plan_warns_when_memory_does_not_fit(capsys, tmp_path):
     # 32e9 x 16 B / 8 GPUs = 64 GB actor, 8 GB reference, 0.6 x 141 GB vLLM pool.
     assert plan["memory_per_gpu_gb"]["total_gb"] == 156.6
     assert any("exceeds the 141 GB" in w for w in plan["warnings"])
+
+
+def test_bucket_space_and_idle_cost(capsys):
+    from verl_grpo.cli import main
+
+    plan = json.loads(render("h200-standard", "json", capsys))
+    # 32e9 parameters x (4 B fp32 weights + 8 B Adam moments); two kept, a third while saving.
+    assert plan["storage_gb"]["per_checkpoint_gb"] == 384.0
+    assert plan["storage_gb"]["bucket_peak_gb"] == 64.0 + 3 * 384.0
+    assert plan["cost"]["idle_per_hour"] == 0.0  # spot: the pool scales to 0
+    args = ["plan", "--profile", "h200-standard", "--gpu-hour-price", "10", "-o", "json"]
+    assert main([*args, "--set", "cluster.capacity=reservation", "--set", "cluster.reservation=r1"]) == 0
+    assert json.loads(capsys.readouterr().out)["cost"]["idle_per_hour"] == 160.0  # billed, used or not
+
+
+def test_plan_lists_every_pod_of_the_cpu_pool(capsys):
+    plan = json.loads(render("h200-standard", "json", capsys))
+    names = [p["pod"] for p in plan["pods"]]
+    assert names[:3] == ["the Ray head", "the data-prep Job", "the RayJob submitter"]
+    # 12 CPUs of head + 250m FUSE sidecar + 50m metadata-prefetch sidecar.
+    assert plan["pods"][0]["cpu"] == "12.3" and plan["pods"][0]["ephemeral"] == "55Gi"

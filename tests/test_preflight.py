@@ -29,6 +29,8 @@ def layout(tmp_path):
     data.mkdir()
     for split in ("train", "test"):
         pq.write_table(pa.table(GOOD_ROWS), data / f"{split}.parquet")
+    for folder in (model, data):  # what the data-prep Job writes last
+        (folder / preflight.MARKER).write_text("2026-12-03T00:00:00Z")
     return {"model": model, "data": data, "ckpt": ckpt}
 
 
@@ -139,3 +141,54 @@ def test_the_chart_ships_this_very_module(shipped):
         if o.manifest["metadata"]["name"] == "verl-preflight"
     ]
     assert cm["data"]["preflight.py"] == preflight_source()
+
+
+@pytest.mark.parametrize("folder", ["model", "data"])
+def test_a_folder_still_filling_is_not_ready(layout, capsys, folder):
+    """Config and a first shard are there, the rest still downloading: no marker, not ready."""
+    (layout[folder] / preflight.MARKER).unlink()
+    assert preflight.main(args(layout), nodes=no_ray) == 1
+    (line,) = capsys.readouterr().err.splitlines()
+    assert f"{folder}: {layout[folder]} is not complete yet (no {preflight.MARKER}" in line
+
+
+def test_the_marker_written_last_ends_the_wait(layout, capsys):
+    """The order the run relies on: files first, marker last (the data-prep Job's step())."""
+    (layout["model"] / preflight.MARKER).unlink()
+    late = threading.Timer(0.4, lambda: (layout["model"] / preflight.MARKER).write_text("done"))
+    late.start()
+    started = time.monotonic()
+    assert preflight.main(args(layout, "--wait", "10", "--interval", "0.1"), nodes=no_ray) == 0
+    assert 0.4 <= time.monotonic() - started < 5
+    late.join()
+
+
+def test_the_training_command_replaces_the_preflight(layout, capsys):
+    """Everything after `--` is the training run, exec'd only when every check passes."""
+    ran: list[list[str]] = []
+    command = ["python3", "-m", "verl.trainer.main_ppo", "trainer.nnodes=2"]
+    assert preflight.main([*args(layout), "--", *command], nodes=no_ray, run=ran.append) == 0
+    assert ran == [command]
+    (layout["model"] / "config.json").unlink()
+    assert preflight.main([*args(layout), "--", *command], nodes=no_ray, run=ran.append) == 1
+    assert ran == [command]  # not run again
+
+
+def test_exec_hands_the_process_to_the_training_command(layout, tmp_path):
+    """A real exec: the command's output and exit code become the job's."""
+    import subprocess
+    import sys
+
+    script = [
+        sys.executable,
+        preflight.__file__,
+        *args(layout),
+        "--",
+        sys.executable,
+        "-c",
+        "import sys; print('training', sys.argv[1:]); sys.exit(3)",
+        "a=1",
+    ]
+    done = subprocess.run(script, capture_output=True, text=True, check=False)
+    assert done.returncode == 3, done.stderr
+    assert done.stdout.splitlines()[-1] == "training ['a=1']"

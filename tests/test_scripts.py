@@ -119,9 +119,15 @@ def test_down_asks_first(tmp_path):
         ("10-networks.sh", {"ZONE": "europe-west4-a"}, "is not in REGION=us-central1"),
         ("10-networks.sh", {"PROJECT": "My_Project"}, "is not a GCP project id"),
         ("20-cluster.sh", {"CLUSTER": "Verl_Cluster"}, "CLUSTER=Verl_Cluster"),
-        ("20-cluster.sh", {"GKE_VERSION": "1.30.1-gke.100"}, "is below 1.32.2-gke.1475000"),
-        ("30-gpu-pool.sh", {"CAPACITY": "reservation"}, "set RESERVATION"),
-        ("30-gpu-pool.sh", {"CAPACITY": "ondemand"}, "allowed: reservation, spot, flex-start"),
+        (
+            "20-cluster.sh",
+            {"GKE_VERSION": "1.32.2-gke.1475000"},
+            "is below 1.33.0-gke.1932000, needed by gcsfuse-same-bucket-several-pvs",
+        ),
+        ("20-cluster.sh", {"GKE_VERSION": "1.33"}, "is not like 1.33.5-gke.1162000"),
+        ("20-cluster.sh", {"RELEASE_CHANNEL": "fast"}, "allowed: rapid, regular, stable, extended"),
+        ("20-cluster.sh", {"FAKE_GKE_VERSIONS": ""}, "no GKE version listed for RELEASE_CHANNEL=regular"),
+        ("30-gpu-pool.sh", {"CAPACITY": "reservation"}, "differs from cluster.capacity=spot"),
         ("60-data.sh", {"GSM8K_DIR": "/nonexistent"}, "has no train.parquet"),
     ],
 )
@@ -133,9 +139,10 @@ def test_bad_input_stops_before_the_first_call(tmp_path, script, change, needle)
 
 
 def test_missing_reservation_is_found_before_creating(tmp_path):
-    env = script_env(tmp_path / "state", tmp_path / "data", CAPACITY="reservation", RESERVATION="r1")
-    done = run_script("30-gpu-pool.sh", env)
-    assert done.returncode == 1 and "reservation r1 not found in us-central1-b" in done.stderr
+    env = script_env(tmp_path / "state", tmp_path / "data")
+    sets = ("--set", "cluster.capacity=reservation", "--set", "cluster.reservation=r1")
+    done = run_script("30-gpu-pool.sh", env, *sets)
+    assert done.returncode == 1 and "reservation r1 (cluster.reservation) not found in us-central1-b" in done.stderr
     assert mutating(calls(tmp_path / "state")) == []
 
 
@@ -168,3 +175,104 @@ def test_without_a_local_model_the_cluster_fills_the_bucket(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "in-cluster data-prep Job" in done.stderr
     assert not [c for c in calls(tmp_path / "state") if "rsync" in c["args"]]
+
+
+def test_gke_version_defaults_to_the_channels_newest(tmp_path):
+    env = script_env(tmp_path / "state", tmp_path / "data", RELEASE_CHANNEL="stable")
+    done = run_script("20-cluster.sh", env, "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert "GKE_VERSION=1.34.1-gke.1431000 (newest in the stable channel)" in done.stderr
+    assert "--cluster-version=1.34.1-gke.1431000 --release-channel=stable" in done.stderr
+    # The channel's newest below the floor is refused, naming the feature that needs more.
+    env["FAKE_GKE_VERSIONS"] = "1.32.9-gke.100;1.33.0-gke.1000"
+    done = run_script("20-cluster.sh", env, "--dry-run")
+    assert (
+        done.returncode == 1 and "is below 1.33.0-gke.1932000, needed by gcsfuse-same-bucket" in done.stderr
+    )
+
+
+def applied_objects(state) -> dict:
+    import json
+
+    return json.loads((state / "state.json").read_text()).get("applied", {})
+
+
+def test_network_objects_have_one_owner_and_follow_the_users_values(tmp_path):
+    """up.sh with a values file that changes the prefix, then the chart with the same values:
+    the scripts apply the user's networks (not dist/'s defaults), the chart renders none of
+    them, so `helm install` after up.sh cannot hit Helm's ownership error."""
+    import yaml
+
+    from .helm_tools import CHART, run, tool
+
+    values = tmp_path / "my.yaml"
+    values.write_text("network: {prefix: lab7}\n")
+    state = tmp_path / "state"
+    env = script_env(state, tmp_path / "data")
+    assert run_script("up.sh", env, "-f", str(values), "--dry-run").returncode == 0
+    assert applied_objects(state) == {}  # a dry run applies nothing
+    done = run_script("up.sh", env, "-f", str(values))
+    assert done.returncode == 0, done.stderr
+    applied = {k: v for k, v in applied_objects(state).items() if v}
+    assert len(applied) == 18
+    assert {v["spec"]["vpc"] for k, v in applied.items() if k.startswith("GKENetworkParamSet/")} == {
+        "lab7-gvnic-net",
+        "lab7-rdma-net",
+    }
+    assert any("2da1c92ff7bd772a2c833710bb6c21dcfe6dfaae" in k for k in applied_objects(state))  # pinned
+    overlay = REPO / "overlays" / "b200" / "values.yaml"
+    rendered = run(tool("helm"), "template", "verl", str(CHART), "-f", str(overlay), "-f", str(values))
+    assert rendered.returncode == 0, rendered.stderr
+    chart = {
+        f"{d['kind']}/{d['metadata'].get('namespace', '')}/{d['metadata']['name']}"
+        for d in yaml.safe_load_all(rendered.stdout)
+        if d
+    }
+    assert not chart & set(applied)
+    # The chart's own copy, when asked for, names the same objects: the two owners would collide.
+    owned = run(
+        tool("helm"),
+        "template",
+        "verl",
+        str(CHART),
+        "-f",
+        str(overlay),
+        "-f",
+        str(values),
+        "--set",
+        "network.createObjects=true",
+    )
+    owned_keys = {
+        f"{d['kind']}/{d['metadata'].get('namespace', '')}/{d['metadata']['name']}"
+        for d in yaml.safe_load_all(owned.stdout)
+        if d
+    }
+    assert owned_keys & set(applied) == set(applied)
+
+
+@pytest.mark.parametrize("keep", [None, "true", "false"])
+def test_down_says_exactly_what_it_deletes(tmp_path, keep):
+    env = script_env(tmp_path / "state", tmp_path / "data")
+    assert run_script("up.sh", env).returncode == 0
+    if keep is not None:
+        env["KEEP_BUCKET"] = keep
+    before = len(calls(tmp_path / "state"))
+    done = run_script("down.sh", env, stdin="y\n")
+    assert done.returncode == 0, done.stderr
+    (prompt,) = [line for line in done.stderr.splitlines() if "[y/N]" in line]
+    deleted = [c["args"] for c in mutating(calls(tmp_path / "state")[before:])]
+    bucket_deleted = ["storage", "rm", "--recursive", "gs://verl-grpo-data"] in deleted
+    assert bucket_deleted == (keep != "true")
+    if bucket_deleted:
+        assert "DELETE bucket gs://verl-grpo-data with everything in it" in prompt
+    else:
+        assert "KEEP bucket gs://verl-grpo-data" in prompt and "DELETE bucket" not in prompt
+    assert "cluster verl" in prompt and "verl-gvnic-net and verl-rdma-net" in prompt
+    assert any(a[:3] == ["container", "clusters", "delete"] for a in deleted)
+
+
+def test_down_refuses_an_unclear_keep_bucket(tmp_path):
+    env = script_env(tmp_path / "state", tmp_path / "data", KEEP_BUCKET="yes")
+    done = run_script("down.sh", env, "--yes")
+    assert done.returncode == 1 and "KEEP_BUCKET=yes; allowed: true, false" in done.stderr
+    assert mutating(calls(tmp_path / "state")) == []

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .values.capacity import CAPACITIES
 from .values.derive import DeploySpec
-from .values.machines import allocatable_cpu, allocatable_memory_gib, cpu_machines
+from .values.machines import GIB, allocatable_cpu, allocatable_memory_gib
+from .values.node_fit import GPU_NODE_DAEMONSETS, Amounts, amounts, cpu_pool
 from .values.quantity import parse_quantity
+from .values.rules import cpu_pool_pods, pod_sidecars
 from .verl_check.rules import Problem, model_billions, ray_cpus_per_gpu
 from .verl_check.steps import steps_per_epoch, total_steps
 
 # Bytes per parameter of the FSDP actor: fp32 master weights, fp32 gradients, Adam's two moments.
 ACTOR_BYTES_PER_PARAM = 16
 BF16 = 2
+# A verl checkpoint of the actor: fp32 weights and Adam's two fp32 moments (checkpoint
+# save_contents defaults to [model, optimizer, extra]: verl/trainer/config/actor/actor.yaml; the
+# FSDP checkpoint manager writes every rank's shard, verl/utils/checkpoint/fsdp_checkpoint_manager.py).
+CHECKPOINT_BYTES_PER_PARAM = 12
 
 
 @dataclass
@@ -24,6 +30,7 @@ class Plan:
     ray: dict[str, Any]
     batches: dict[str, Any]
     memory_per_gpu_gb: dict[str, Any]
+    storage_gb: dict[str, Any]
     cost: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
 
@@ -37,25 +44,7 @@ def make_plan(
     v, gpu, d, t = spec.values, spec.gpu, spec.derived, spec.values.training
     nodes, per_node = v.worker.replicas, gpu.gpus_per_node
     gpus = nodes * per_node
-    head_machine = cpu_machines()[v.cluster.cpu_machine_type]
-    pods = [
-        {
-            "pod": "head",
-            "machine": head_machine.name if v.cluster.mode == "standard" else "autopilot",
-            "cpu": v.head.cpu,
-            "cpu_allocatable": round(allocatable_cpu(head_machine.vcpu), 2),
-            "memory": v.head.memory,
-            "memory_allocatable_gib": math.floor(allocatable_memory_gib(head_machine.memory_gb)),
-        },
-        {
-            "pod": f"worker x{nodes}",
-            "machine": gpu.machine_type,
-            "cpu": d.worker_cpu,
-            "cpu_allocatable": round(allocatable_cpu(gpu.vcpu), 2),
-            "memory": d.worker_memory,
-            "memory_allocatable_gib": math.floor(allocatable_memory_gib(gpu.memory_gb)),
-        },
-    ]
+    pods = pod_rows(spec)
     per_gpu_cpus = ray_cpus_per_gpu(verl_version)
     ray = {
         "cpus_per_worker": float(parse_quantity(d.worker_cpu)),
@@ -88,9 +77,25 @@ def make_plan(
         memory["total_gb"] = round(
             memory["actor_fsdp_gb"] + memory["reference_gb"] + memory["vllm_pool_gb"], 1
         )
+    storage: dict[str, Any] = {"checkpoints_kept": t.checkpoints_to_keep}
+    if billions:
+        per_checkpoint = billions * CHECKPOINT_BYTES_PER_PARAM
+        storage["model_gb"] = round(billions * BF16, 1)
+        storage["per_checkpoint_gb"] = round(per_checkpoint, 1)
+        # verl deletes the oldest beyond the limit after a save: one more exists for a moment.
+        storage["bucket_peak_gb"] = round(
+            storage["model_gb"] + per_checkpoint * (t.checkpoints_to_keep + 1), 1
+        )
     cost = {
         "gpu_hour_price": gpu_hour_price,
         "per_hour": None if gpu_hour_price is None else round(gpus * gpu_hour_price, 2),
+        # A reservation bills its GPUs whether nodes run or not; the other capacities only while
+        # nodes exist, and the GPU pool scales to 0 without a run.
+        "idle_per_hour": None
+        if gpu_hour_price is None
+        else round((gpus if v.cluster.capacity == "reservation" else 0) * gpu_hour_price, 2),
+        "idle": "GPU pool autoscales to 0 when no run holds it (Standard; Autopilot makes nodes per pod): "
+        + CAPACITIES[v.cluster.capacity].idle_note,
     }
     warnings = [p.line() for p in problems]
     if billions and memory["total_gb"] > gpu.gpu_memory_gb:
@@ -105,12 +110,13 @@ def make_plan(
             "nodes": nodes,
             "gpus_per_node": per_node,
             "mode": v.cluster.mode,
-            "spot": v.cluster.spot,
+            "capacity": v.cluster.capacity,
         },
         pods,
         ray,
         batches,
         memory,
+        storage,
         cost,
         warnings,
     )
@@ -126,18 +132,13 @@ def render_text(plan: Plan, width: int = 100) -> str:
     g = plan.gpu
     console.print(
         f"{g['type']} on {g['machine']}: {g['nodes']} nodes x {g['gpus_per_node']} GPUs "
-        f"({g['mode']}{', spot' if g['spot'] else ''})"
+        f"({g['mode']}, {g['capacity']})"
     )
-    pods = Table("pod", "machine", "cpu", "cpu allocatable", "memory", "memory allocatable", title="Requests")
+    pods = Table(
+        "pod", "node", "cpu", "memory", "ephemeral", "node allocatable", title="Requests, sidecars included"
+    )
     for p in plan.pods:
-        pods.add_row(
-            p["pod"],
-            p["machine"],
-            p["cpu"],
-            str(p["cpu_allocatable"]),
-            p["memory"],
-            f"{p['memory_allocatable_gib']}Gi",
-        )
+        pods.add_row(p["pod"], p["node"], p["cpu"], p["memory"], p["ephemeral"], p["node_allocatable"])
     console.print(pods)
     r = plan.ray
     needs = r["verl_needs_per_node"]
@@ -145,6 +146,7 @@ def render_text(plan: Plan, width: int = 100) -> str:
     for title, rows in (
         ("Batches", plan.batches),
         ("GPU memory per GPU (GB, rough)", plan.memory_per_gpu_gb),
+        ("Bucket space (GB, rough)", plan.storage_gb),
     ):
         table = Table("", "", title=title, show_header=False)
         for key, value in rows.items():
@@ -156,6 +158,36 @@ def render_text(plan: Plan, width: int = 100) -> str:
         if c["per_hour"] is None
         else f"Cost: {c['per_hour']:.2f} per hour at {c['gpu_hour_price']:g} per GPU-hour"
     )
+    idle = "" if c["idle_per_hour"] is None else f"{c['idle_per_hour']:.2f} per idle hour of GPUs; "
+    console.print(f"Idle: {idle}{c['idle']}", soft_wrap=True)
     for w in plan.warnings:
         console.print(w, soft_wrap=True)
     return console.export_text()
+
+
+def _row(pod: str, node: str, needs: Amounts, allocatable: Amounts) -> dict[str, Any]:
+    return {
+        "pod": pod,
+        "node": node,
+        "cpu": f"{needs.cpu:g}",
+        "memory": f"{needs.memory / GIB:.1f}Gi",
+        "ephemeral": f"{needs.ephemeral / GIB:.0f}Gi",
+        "node_allocatable": f"{allocatable.cpu:.2f} CPU, {allocatable.memory / GIB:.0f}Gi"
+        + (f", {allocatable.ephemeral / GIB:.0f}Gi eph." if allocatable.ephemeral else ""),
+    }
+
+
+def pod_rows(spec: DeploySpec) -> list[dict[str, Any]]:
+    """Every pod with what it really asks for: its containers plus the FUSE sidecars the webhook adds."""
+    v, gpu, d = spec.values, spec.gpu, spec.derived
+    rows = []
+    if v.cluster.mode == "standard":
+        c = v.cluster
+        pool = cpu_pool(c.cpu_machine_type, c.cpu_node_count, c.cpu_disk_size_gb)
+        node = f"{c.cpu_node_count} x {c.cpu_machine_type}"
+        rows += [_row(p.name, node, p.needs, pool.allocatable) for p in cpu_pool_pods(spec)]
+    gpu_node = Amounts(allocatable_cpu(gpu.vcpu), allocatable_memory_gib(gpu.memory_gb) * GIB, 0)
+    worker = amounts(d.worker_cpu, d.worker_memory, v.worker.ephemeral_storage) + pod_sidecars(spec)
+    rows.append(_row(f"worker x{v.worker.replicas}", gpu.machine_type, worker, gpu_node))
+    rows.append(_row("GKE DaemonSets (bound)", gpu.machine_type, GPU_NODE_DAEMONSETS, gpu_node))
+    return rows

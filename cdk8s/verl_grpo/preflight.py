@@ -112,9 +112,9 @@ def ray_nodes() -> list[dict] | None:
 
 def run_checks(args: argparse.Namespace, nodes: Callable[[], list[dict] | None]) -> list[str]:
     problems = model_problems(args.model)
-    problems += parquet_problems("train", args.train) + parquet_problems("val", args.val)
-    for folder in sorted({os.path.dirname(args.train), os.path.dirname(args.val)}):
-        problems += incomplete("data", folder)
+    data = parquet_problems("train", args.train) + parquet_problems("val", args.val)
+    folders = sorted({os.path.dirname(args.train), os.path.dirname(args.val)})
+    problems += data or [p for folder in folders for p in incomplete("data", folder)]
     problems += checkpoint_problems(args.checkpoints)
     if args.gpus_per_node:
         found = nodes()

@@ -54,7 +54,9 @@ class Component:
 COMPONENTS: tuple[Component, ...] = (
     Component("etcd", "etcd", "go.etcd.io/etcd/server/v3", "go.etcd.io/etcd/server/v3"),
     *(
-        Component(name, "kubernetes", "k8s.io/kubernetes", f"k8s.io/kubernetes/cmd/{name}", kube_version_stamp=True)
+        Component(
+            name, "kubernetes", "k8s.io/kubernetes", f"k8s.io/kubernetes/cmd/{name}", kube_version_stamp=True
+        )
         for name in ("kube-apiserver", "kube-controller-manager", "kube-scheduler")
     ),
     Component(

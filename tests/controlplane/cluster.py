@@ -52,7 +52,7 @@ STOP_TIMEOUT_S = 10.0
 
 
 class ControlPlaneError(RuntimeError):
-    """The control plane could not start; the message carries the failing process's log tail."""
+    """A component failed to start (the message carries its log tail) or a kubectl call failed."""
 
 
 # --- certificates -------------------------------------------------------------------------------
@@ -71,18 +71,35 @@ class Pki:
     sa_pub: Path  # verifies them
 
 
+CA_KEY_USAGE = x509.KeyUsage(
+    digital_signature=True,
+    content_commitment=False,
+    key_encipherment=False,
+    data_encipherment=False,
+    key_agreement=False,
+    key_cert_sign=True,
+    crl_sign=True,
+    encipher_only=False,
+    decipher_only=False,
+)
+
+
 def _new_key() -> rsa.RSAPrivateKey:
     return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
 
 def _write_key(key: rsa.RSAPrivateKey, path: Path) -> None:
-    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     path.write_bytes(pem)
     path.chmod(0o600)
 
 
-def _cert_builder(subject: x509.Name, issuer: x509.Name, public_key: rsa.RSAPublicKey) -> x509.CertificateBuilder:
-    now = dt.datetime.now(dt.timezone.utc)
+def _cert_builder(
+    subject: x509.Name, issuer: x509.Name, public_key: rsa.RSAPublicKey
+) -> x509.CertificateBuilder:
+    now = dt.datetime.now(dt.UTC)
     return (
         x509.CertificateBuilder()
         .subject_name(subject)
@@ -109,13 +126,13 @@ def make_pki(directory: Path) -> Pki:
     ca = (
         _cert_builder(ca_name, ca_name, ca_key.public_key())
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .add_extension(
-            x509.KeyUsage(True, False, False, False, False, True, True, False, False), critical=True
-        )  # digital_signature, key_cert_sign, crl_sign
+        .add_extension(CA_KEY_USAGE, critical=True)
         .sign(ca_key, hashes.SHA256())
     )
 
-    def leaf(subject: x509.Name, usage: x509.ObjectIdentifier, sans: list[x509.GeneralName]) -> tuple[x509.Certificate, rsa.RSAPrivateKey]:
+    def leaf(
+        subject: x509.Name, usage: x509.ObjectIdentifier, sans: list[x509.GeneralName]
+    ) -> tuple[x509.Certificate, rsa.RSAPrivateKey]:
         key = _new_key()
         builder = _cert_builder(subject, ca_name, key.public_key()).add_extension(
             x509.ExtendedKeyUsage([usage]), critical=False
@@ -135,11 +152,12 @@ def make_pki(directory: Path) -> Pki:
             x509.IPAddress(next(ipaddress.ip_network(SERVICE_CIDR).hosts())),
         ],
     )
-    # O=system:masters: the group the RBAC authorizer always allows (envtest's "default" user, plane.go@v0.22.4).
+    # O=system:masters: the group RBAC always allows (envtest's "default" user, plane.go@v0.22.4).
     admin, admin_key = leaf(_name("admin", "system:masters"), x509.ExtendedKeyUsageOID.CLIENT_AUTH, [])
     sa_key = _new_key()
 
-    pki = Pki(*(directory / n for n in ("ca.crt", "apiserver.crt", "apiserver.key", "admin.crt", "admin.key", "sa.key", "sa.pub")))
+    names = ("ca.crt", "apiserver.crt", "apiserver.key", "admin.crt", "admin.key", "sa.key", "sa.pub")
+    pki = Pki(*(directory / n for n in names))
     pki.ca_crt.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
     pki.serving_crt.write_bytes(serving.public_bytes(serialization.Encoding.PEM))
     _write_key(serving_key, pki.serving_key)
@@ -147,7 +165,9 @@ def make_pki(directory: Path) -> Pki:
     _write_key(admin_key, pki.admin_key)
     _write_key(sa_key, pki.sa_key)
     pki.sa_pub.write_bytes(
-        sa_key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        sa_key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
     )
     return pki
 
@@ -226,13 +246,17 @@ class Proc:
             pass
 
 
-def wait_until(what: str, check: Callable[[], bool], procs: Sequence[Proc], timeout: float = START_TIMEOUT_S) -> None:
+def wait_until(
+    what: str, check: Callable[[], bool], procs: Sequence[Proc], timeout: float = START_TIMEOUT_S
+) -> None:
     """Poll ``check`` until true; fail early, with its log, if one of ``procs`` exits."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for p in procs:
             if p.popen.poll() is not None:
-                raise ControlPlaneError(f"{p.name} exited with {p.popen.returncode} while waiting for {what}:\n{p.tail()}")
+                raise ControlPlaneError(
+                    f"{p.name} exited with {p.popen.returncode} while waiting for {what}:\n{p.tail()}"
+                )
         if check():
             return
         time.sleep(0.25)
@@ -320,7 +344,9 @@ class ControlPlane:
             timeout=timeout,
         )
         if check and proc.returncode != 0:
-            raise ControlPlaneError(f"kubectl {' '.join(args)} exited {proc.returncode}: {proc.stderr.strip()}")
+            raise ControlPlaneError(
+                f"kubectl {' '.join(args)} exited {proc.returncode}: {proc.stderr.strip()}"
+            )
         return proc.stdout
 
     def log(self, name: str) -> str:
@@ -394,9 +420,12 @@ class ControlPlane:
                 f"--service-account-signing-key-file={pki.sa_key}",
                 "--authorization-mode=RBAC",
                 f"--service-cluster-ip-range={SERVICE_CIDR}",
-                # No pod needs a token here, and the ServiceAccount admission would reject pods
-                # until the controller-manager made the namespace's default account (envtest's reason).
-                "--disable-admission-plugins=ServiceAccount",
+                # ServiceAccount: no pod needs a token here, and the plugin would reject pods until the
+                # controller-manager made the namespace's default account (envtest's reason).
+                # TaintNodesByCondition: taints every new Node node.kubernetes.io/not-ready:NoSchedule
+                # (plugin/pkg/admission/nodetaint/admission.go@v1.36.3); only the node lifecycle
+                # controller, off here, would lift it once a kubelet reports Ready.
+                "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
                 "--allow-privileged=true",
                 # The "kubernetes" Service's endpoints would point at 127.0.0.1, which Endpoints
                 # validation refuses; nothing here needs in-cluster access to the apiserver.
@@ -439,9 +468,19 @@ class ControlPlane:
     def _start_component(self, name: str, args: list[str]) -> None:
         """controller-manager / scheduler: serve /healthz on a free loopback port and wait for it."""
         port = free_port()
-        self._spawn(name, [*args, f"--bind-address={LOOPBACK}", f"--secure-port={port}", f"--cert-dir={self.workdir / name}"])
+        self._spawn(
+            name,
+            [
+                *args,
+                f"--bind-address={LOOPBACK}",
+                f"--secure-port={port}",
+                f"--cert-dir={self.workdir / name}",
+            ],
+        )
         ctx = _insecure_context()
-        wait_until(f"{name} /healthz", lambda: https_ok(f"https://{LOOPBACK}:{port}/healthz", ctx), self.procs)
+        wait_until(
+            f"{name} /healthz", lambda: https_ok(f"https://{LOOPBACK}:{port}/healthz", ctx), self.procs
+        )
 
     def _install_crds(self) -> None:
         # Server-side apply: the RayCluster CRD is larger than the 256 KiB

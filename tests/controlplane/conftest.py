@@ -24,7 +24,8 @@ MARKER = "controlplane"
 def pytest_configure(config: pytest.Config) -> None:
     # Registered here, not in pyproject.toml, so the tier is self-contained in this folder.
     config.addinivalue_line(
-        "markers", f"{MARKER}: starts a real etcd/kube-apiserver/controller-manager/scheduler + KubeRay operator"
+        "markers",
+        f"{MARKER}: starts a real etcd/kube-apiserver/controller-manager/scheduler + KubeRay operator",
     )
 
 

@@ -30,7 +30,9 @@ COMMANDS = ("kube-apiserver", "kube-controller-manager", "kube-scheduler")
 
 def upstream_gomod(version: str) -> str:
     """The go.mod text of k8s.io/kubernetes@version, fetched through the module proxy."""
-    info = json.loads(go(["mod", "download", "-json", f"k8s.io/kubernetes@{version}"], cwd=GO_DIR, capture=True))
+    info = json.loads(
+        go(["mod", "download", "-json", f"k8s.io/kubernetes@{version}"], cwd=GO_DIR, capture=True)
+    )
     if "Error" in info:
         raise BuildError(info["Error"])
     return Path(info["GoMod"]).read_text()

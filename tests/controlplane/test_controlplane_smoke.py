@@ -19,7 +19,8 @@ from .cluster import ControlPlane
 
 pytestmark = pytest.mark.controlplane
 
-SAMPLE = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "kuberay-v1.7.0-samples" / "ray-cluster.sample.yaml"
+SHARED = Path(__file__).resolve().parents[3] / "shared"  # beside the repo, as tests/conftest.py has it
+SAMPLE = SHARED / "corpus" / "kuberay-v1.7.0-samples" / "ray-cluster.sample.yaml"
 NODE = "gke-h200-gpu-pool-0"
 GPU = "nvidia.com/gpu"
 T = TypeVar("T")
@@ -42,7 +43,13 @@ GPU_NODE: dict[str, Any] = {
     # PrepareForCreate@v1.36.3 only drops disabled fields.
     "status": {
         "capacity": {"cpu": "224", "memory": "2880Gi", "pods": "110", "ephemeral-storage": "1Ti", GPU: "8"},
-        "allocatable": {"cpu": "220", "memory": "2800Gi", "pods": "110", "ephemeral-storage": "900Gi", GPU: "8"},
+        "allocatable": {
+            "cpu": "220",
+            "memory": "2800Gi",
+            "pods": "110",
+            "ephemeral-storage": "900Gi",
+            GPU: "8",
+        },
     },
 }
 
@@ -132,22 +139,34 @@ def test_node_keeps_gpu_capacity(control_plane: ControlPlane, gpu_node: str) -> 
 
 
 def test_operator_head_pod_is_scheduled(control_plane: ControlPlane, gpu_node: str, namespace: str) -> None:
-    manifest = SAMPLE.read_text() if SAMPLE.is_file() else MINIMAL_RAYCLUSTER.format(name="raycluster-kuberay", workers=1)
+    manifest = (
+        SAMPLE.read_text()
+        if SAMPLE.is_file()
+        else MINIMAL_RAYCLUSTER.format(name="raycluster-kuberay", workers=1)
+    )
     control_plane.kubectl("create", "-n", namespace, "-f", "-", stdin=manifest)
 
     selector = "ray.io/cluster=raycluster-kuberay,ray.io/node-type=head"
-    (head,) = wait_for("the head pod to be created and bound", lambda: bound(control_plane, namespace, selector))
+    (head,) = wait_for(
+        "the head pod to be created and bound", lambda: bound(control_plane, namespace, selector)
+    )
 
     assert head["spec"]["nodeName"] == gpu_node
     assert head["metadata"]["ownerReferences"][0]["kind"] == "RayCluster"
-    # The operator also made the head Service, and the apiserver gave it a ClusterIP.
-    svc = json.loads(control_plane.kubectl("get", "svc", "-n", namespace, "-l", selector, "-o", "json"))["items"]
-    assert svc and svc[0]["spec"]["clusterIP"].startswith("10.0.0.")
+    # The operator also made the head Service selecting that pod (headless unless
+    # ENABLE_RAY_HEAD_CLUSTER_IP_SERVICE: ray-operator/controllers/ray/common/service.go@v1.6.0).
+    services = control_plane.kubectl("get", "svc", "-n", namespace, "-l", selector, "-o", "json")
+    (svc,) = json.loads(services)["items"]
+    assert svc["spec"]["selector"]["ray.io/node-type"] == "head"
 
 
-def test_gpu_workers_fill_the_node_then_wait(control_plane: ControlPlane, gpu_node: str, namespace: str) -> None:
+def test_gpu_workers_fill_the_node_then_wait(
+    control_plane: ControlPlane, gpu_node: str, namespace: str
+) -> None:
     """Two 8-GPU workers, one 8-GPU node: the scheduler binds one and reports the other unschedulable."""
-    control_plane.kubectl("create", "-n", namespace, "-f", "-", stdin=MINIMAL_RAYCLUSTER.format(name="gpu", workers=2))
+    control_plane.kubectl(
+        "create", "-n", namespace, "-f", "-", stdin=MINIMAL_RAYCLUSTER.format(name="gpu", workers=2)
+    )
     selector = "ray.io/cluster=gpu,ray.io/node-type=worker"
 
     def one_bound_one_rejected() -> tuple[dict[str, Any], dict[str, Any]] | None:

@@ -7,6 +7,10 @@ keeps state (what exists) and fails on demand.
     FAKE_PROJECT_NUMBER project number `gcloud projects describe` prints (default 123456789012)
     FAKE_FORWARD_TO     host:port `kubectl port-forward` really forwards to (a local Ray dashboard);
                         the Services it can find are state.json's "services" ({namespace, name, labels})
+    FAKE_GKE_VERSIONS   what `gcloud container get-server-config` lists for any channel (';'-separated)
+
+`kubectl apply -f FILE` records each object it reads (kind, name, its YAML) in state.json's
+"applied", keyed kind/namespace/name, as the API server would keep them; URLs are recorded as is.
 """
 
 from __future__ import annotations
@@ -32,7 +36,10 @@ GCLOUD_VERBS = {
     "ls",
     "rsync",
     "rm",
+    "cp",
+    "get-server-config",
 }
+DEFAULT_GKE_VERSIONS = "1.33.5-gke.1162000;1.34.1-gke.1431000;1.33.0-gke.1000000"
 
 
 def positional(args: list[str]) -> list[str]:
@@ -89,13 +96,19 @@ def gcloud(cloud: Cloud, args: list[str]) -> int:
     if group == "projects" and verb == "describe":
         print(os.environ.get("FAKE_PROJECT_NUMBER", "123456789012"))
         return 0
+    if verb == "get-server-config":
+        print(os.environ.get("FAKE_GKE_VERSIONS", DEFAULT_GKE_VERSIONS))
+        return 0
     if group == "container clusters" and verb == "get-credentials":
         return 0 if f"container clusters {name}" in cloud.state["resources"] else 1
     key = f"{group} {name}"
     if verb == "describe":
         return 0 if key in cloud.state["resources"] else 1
     if verb == "storage ls" or (group == "storage" and verb == "ls"):
-        return 0 if any(name.startswith(prefix) for prefix in cloud.state["objects"]) else 1
+        # An object by its name, or a folder (prefix) that holds one.
+        return (
+            0 if any(o == name or o.startswith(name.rstrip("/") + "/") for o in cloud.state["objects"]) else 1
+        )
     if verb == "get-iam-policy":
         bindings = [{"role": role, "members": [m]} for b, m, role in cloud.state["iam"] if b == name]
         print(json.dumps({"bindings": bindings}))
@@ -108,8 +121,12 @@ def gcloud(cloud: Cloud, args: list[str]) -> int:
     elif verb == "rm":
         cloud.drop(f"storage buckets {name}")
         cloud.state["objects"] = [o for o in cloud.state["objects"] if not o.startswith(name)]
-    elif verb == "rsync":
-        cloud.state["objects"].append(words[verb_at + 2].rstrip("/") + "/")
+    elif verb == "rsync":  # every file of the source, as objects under the destination
+        source, dest = Path(words[verb_at + 1]), words[verb_at + 2].rstrip("/")
+        files = sorted(p for p in source.rglob("*") if p.is_file() and ".git" not in p.parts)
+        cloud.state["objects"] += [f"{dest}/{p.relative_to(source)}" for p in files]
+    elif verb == "cp":
+        cloud.state["objects"].append(words[verb_at + 2])
     elif verb == "add-iam-policy-binding":
         cloud.state["iam"].append([name, flag(args, "member"), flag(args, "role")])
     elif verb == "remove-iam-policy-binding":
@@ -176,6 +193,8 @@ def kubectl(cloud: Cloud, args: list[str]) -> int:
     if verb == "get":
         return 0 if f"k8s {words[1]} {namespace}/{words[2]}" in cloud.state["resources"] else 1
     cloud.mutate()
+    if verb == "apply":
+        record_applied(cloud, args)
     if verb == "create":
         kind = words[1]
         name = words[3] if kind == "secret" else words[2]
@@ -186,9 +205,27 @@ def kubectl(cloud: Cloud, args: list[str]) -> int:
     return 0
 
 
+def record_applied(cloud: Cloud, args: list[str]) -> None:
+    import yaml  # the fakes run with the project's venv on PATH
+
+    applied = cloud.state.setdefault("applied", {})
+    for i, a in enumerate(args[:-1]):
+        if a != "-f":
+            continue
+        source = args[i + 1]
+        if "://" in source:
+            applied[source] = None
+            continue
+        for doc in yaml.safe_load_all(Path(source).read_text()):
+            meta = doc["metadata"]
+            applied[f"{doc['kind']}/{meta.get('namespace', '')}/{meta['name']}"] = doc
+
+
 def git(cloud: Cloud, args: list[str]) -> int:
     if args and args[0] == "clone":
-        Path(positional(args)[-1]).mkdir(parents=True, exist_ok=True)
+        package = Path(positional(args)[-1]) / "verl"
+        package.mkdir(parents=True, exist_ok=True)
+        (package / "__init__.py").write_text("")
     return 0
 
 

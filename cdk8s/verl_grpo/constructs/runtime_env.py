@@ -86,6 +86,9 @@ def hydra_overrides(spec: DeploySpec) -> list[str]:
         f"trainer.n_gpus_per_node={spec.gpu.gpus_per_node}",
         f"trainer.nnodes={text(v.worker.replicas)}",
         f"trainer.save_freq={text(t.save_freq)}",
+        # verl deletes the oldest actor checkpoint beyond this many (trainer.max_actor_ckpt_to_keep,
+        # verl/trainer/config/ppo_trainer.yaml, 0.6.1 and 0.9.1): the bucket does not grow without end.
+        f"trainer.max_actor_ckpt_to_keep={text(t.checkpoints_to_keep)}",
         f"trainer.test_freq={text(t.test_freq)}",
         f"trainer.total_epochs={text(t.total_epochs)}",
         f"trainer.default_local_dir={checkpoint_dir(spec)}",
