@@ -26,10 +26,21 @@ $(TOOLS): $(STAMP) tools/install_k8s_tools.py
 tools: $(TOOLS)
 
 # verl itself, as the oracle for `verl-grpo check` (slow tests): one venv per supported version.
+# PyPI's torch is the CUDA build (about 4.7 GB with its CUDA wheels; it runs on the CPU): it is
+# installed once into .cache/torch-<version> and shared by both venvs through a .pth file (pip
+# counts it as installed), instead of twice.
+TORCH_VERSION := 2.13.0
+TORCH := .cache/torch-$(TORCH_VERSION)
+$(TORCH)/.installed:
+	rm -rf $(TORCH)
+	$(PY) -m pip install -q --target $(TORCH) torch==$(TORCH_VERSION)
+	touch $@
+
 ORACLES := .venv-verl-0.6.1/.installed .venv-verl-0.9.1/.installed
-.venv-verl-%/.installed: tests/oracle/constraints-verl-%.txt
+.venv-verl-%/.installed: tests/oracle/constraints-verl-%.txt $(TORCH)/.installed
+	rm -rf .venv-verl-$*
 	$(PY) -m venv .venv-verl-$*
-	.venv-verl-$*/bin/python -m pip install -q -c $< torch==2.13.0
+	echo "$(CURDIR)/$(TORCH)" > "$$(.venv-verl-$*/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/shared-torch.pth"
 	.venv-verl-$*/bin/python -m pip install -q -c $< verl==$*
 	touch $@
 

@@ -32,11 +32,21 @@ PLAUSIBLE = {
     "storage.capacity": ["768Gi", "1Ti", "5T"],
     "storage.sidecar.cpuLimit": ["", "2", "500m"],
     "storage.sidecar.memoryLimit": ["", "8Gi", "100M"],
-    "storage.sidecar.ephemeralStorageLimit": ["", "100Gi"],
+    "storage.sidecar.ephemeralStorageLimit": ["", "20Gi"],
     "training.tensorParallelSize": [1, 2, 4, 8],
     # Random paths mostly collide with each other or with the GPU stack's mounts.
     "storage.mountPath": ["/data", "/mnt/bucket", "/workspace/data"],
     "storage.checkpointMountPath": ["/checkpoints", "/mnt/ckpt", "/workspace/ckpt"],
+    "dataPrep.cpu": ["4", "8", "6500m"],
+    "dataPrep.memory": ["16Gi", "32Gi", "30G"],
+    "dataPrep.ephemeralStorage": ["50Gi", "100Gi"],
+    "cluster.cpuNodeCount": [2, 3, 4],
+    "cluster.cpuDiskSizeGb": [250, 400, 1000],
+    "networkPolicy.dashboardSources": [
+        [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "ray-system"}}}],
+        [{"ipBlock": {"cidr": "172.16.0.0/28"}}, {"namespaceSelector": {}}],
+        [{"podSelector": {"matchLabels": {"app": "kuberay", "tier": "ops"}}, "namespaceSelector": {}}],
+    ],
 }
 
 
@@ -87,8 +97,21 @@ def repair(values: dict) -> dict:
     t["ppoMicroBatchSizePerGpu"] = math.gcd(
         t["ppoMicroBatchSizePerGpu"], t["trainBatchSize"] // gpus * t["rolloutN"]
     )
-    if values["cluster"]["cpuMachineType"] == "c2-standard-8":
+    c = values["cluster"]
+    if c["cpuMachineType"] == "c2-standard-8":
         values["head"].update(cpu="4", memory="16Gi")
+        values["dataPrep"].update(cpu="4", memory="16Gi")
+    # A sidecar limit is also its request (the webhook's rule): the derived worker request, sized
+    # for the default sidecar, would no longer fit beside it.
+    sidecar, worker = values["storage"]["sidecar"], values["worker"]
+    if any(sidecar.values()):
+        worker["cpu"] = worker["cpu"] or "200"
+        worker["memory"] = worker["memory"] or "2000Gi"
+    # Capacity and zone: what check demands of each mode and capacity.
+    if c["mode"] == "autopilot" and not c["zone"]:
+        c["zone"] = "europe-west4-b"
+    if (c["capacity"] == "reservation") != bool(c["reservation"]):
+        c["reservation"] = "res-a" if c["capacity"] == "reservation" else ""
     return values
 
 
@@ -112,7 +135,9 @@ def test_helm_template_equals_synth_for_drawn_values(tmp_path_factory):
         path.write_text(dump_values_yaml(values))
         try:
             ours = synthesize([Request("draw", None, (path,), (), release)])["draw"]
-        except ValuesError:
+        except ValuesError as e:
+            if os.environ.get("PARITY_WHY"):
+                print("refused:", e.problems)
             counted["refused"] += 1
             return
         theirs = helm_template("-f", str(path), release=release.name, namespace=release.namespace)

@@ -370,3 +370,11 @@ def test_mount_paths_must_be_disjoint(sets, needle):
     with pytest.raises(ValuesError) as err:
         render_one(*sets)
     assert any(needle in p for p in err.value.problems), err.value.problems
+
+
+@pytest.mark.parametrize("extra", ["x=1;rm -rf /", "x=1 && echo", "x=$(id)", "x=1 > /tmp/y", "'x=1"])
+def test_extra_args_cannot_split_the_entrypoint(extra):
+    from verl_grpo.values.loader import ValuesError
+
+    with pytest.raises(ValuesError, match="training.extraArgs: the entrypoint is not"):
+        render_one(f"training.extraArgs={{{extra}}}")

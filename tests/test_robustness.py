@@ -36,8 +36,8 @@ def snapshot(root: Path) -> dict:
 # Where a write can break: while staging files, while copying the old tree, at the swap itself.
 INJECTIONS = {
     "first-file": ("write_text", 1),
-    "middle-of-dist": ("write_text", 120),
-    "chart-templates": ("write_text", 230),
+    "middle-of-dist": ("write_text", 60),
+    "chart-templates": ("write_text", 130),
     "copy-of-old-tree": ("copytree", 1),
     "swap": ("exchange", 2),
 }
@@ -101,7 +101,7 @@ sys.exit(main(["synth", "-o", sys.argv[1], "--set", "worker.replicas=4"]))
 """
 
 
-@pytest.mark.parametrize("at_file", [5, 150])
+@pytest.mark.parametrize("at_file", [5, 90])
 def test_a_killed_run_leaves_previous_output(generated, tmp_path, at_file):
     out = tmp_path / "dist"
     shutil.copytree(generated / "dist", out)

@@ -142,7 +142,10 @@ def test_missing_reservation_is_found_before_creating(tmp_path):
     env = script_env(tmp_path / "state", tmp_path / "data")
     sets = ("--set", "cluster.capacity=reservation", "--set", "cluster.reservation=r1")
     done = run_script("30-gpu-pool.sh", env, *sets)
-    assert done.returncode == 1 and "reservation r1 (cluster.reservation) not found in us-central1-b" in done.stderr
+    assert (
+        done.returncode == 1
+        and "reservation r1 (cluster.reservation) not found in us-central1-b" in done.stderr
+    )
     assert mutating(calls(tmp_path / "state")) == []
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from collections.abc import Callable
 
 import pytest
 
 from verl_grpo.cli import main
-from verl_grpo.render.yaml_io import load, load_all
+from verl_grpo.render.yaml_io import load_all
 from verl_grpo.validate.documents import Document, read_documents
 from verl_grpo.validate.validator import ManifestValidator
 
@@ -25,9 +26,16 @@ def validator():
     return ManifestValidator(crd_dirs=[SHARED / "crds"])
 
 
+@functools.cache
+def with_networks(profile: str) -> list[dict]:
+    """dist/<profile>'s objects plus the Network objects scripts/40-rdma.sh applies beside them."""
+    from .conftest import render_one
+
+    return [o.manifest for o in render_one("network.createObjects=true", profile=profile).objects]
+
+
 def dist_object(profile: str, kind: str) -> dict:
-    folder = REPO / "dist" / profile
-    return next(d for p in sorted(folder.glob("*.yaml")) if (d := load(p.read_text())).get("kind") == kind)
+    return copy.deepcopy(next(d for d in with_networks(profile) if d["kind"] == kind))
 
 
 def errors(validator, *bodies: dict) -> list:
@@ -246,6 +254,22 @@ DEFECTS: list[tuple[str, tuple[str, str], Callable[[dict], None], str, str]] = [
         "spec.csi.volumeHandle",
     ),
     (
+        "entrypoint-with-two-commands",  # KubeRay's submitter would run the second one itself
+        ("h200-standard", "RayJob"),
+        lambda o: o["spec"].update(entrypoint="python3 preflight.py && python3 -m verl.trainer.main_ppo"),
+        "kuberay-entrypoint-one-command",
+        "spec.entrypoint",
+    ),
+    (
+        "spot-and-reservation-selectors",
+        ("h200-autopilot", "RayJob"),
+        lambda o: _worker_pod(o)["nodeSelector"].update(
+            {"cloud.google.com/reservation-name": "r1", "cloud.google.com/reservation-affinity": "specific"}
+        ),
+        "gke-capacity-selectors",
+        "spec.nodeSelector",
+    ),
+    (
         "unknown-kind",
         ("h200-standard", "ServiceAccount"),
         lambda o: o.update(kind="ServiceAcount"),
@@ -258,7 +282,7 @@ DEFECTS: list[tuple[str, tuple[str, str], Callable[[dict], None], str, str]] = [
 @pytest.mark.parametrize(("name", "base", "mutate", "rule", "path"), DEFECTS, ids=[d[0] for d in DEFECTS])
 def test_planted_defect_is_named(validator, name, base, mutate, rule, path):
     obj = dist_object(*base)
-    networks = [load(p.read_text()) for p in (REPO / "dist" / base[0]).glob("network-*.yaml")]
+    networks = [d for d in with_networks(base[0]) if d["kind"] == "Network"]
     assert errors(validator, obj, *networks) == []  # the base is clean
     mutate(obj)
     found = errors(validator, obj, *networks)
@@ -336,3 +360,19 @@ def test_crd_schemas_are_cached_between_runs(tmp_path, monkeypatch):
     again = crds.load_crds([SHARED / "crds"])
     assert {k: v.strict for k, v in first.items()} == {k: v.strict for k, v in again.items()}
     assert ("ray.io/v1", "RayJob") in first and ("networking.gke.io/v1", "Network") in first
+
+
+def test_set_rules_catch_what_broke_the_first_run(validator):
+    """One handle for both PVs and a namespace-only NetworkPolicy: fine alone, broken together."""
+    objects = with_networks("h200-standard")
+    pvs = [copy.deepcopy(o) for o in objects if o["kind"] == "PersistentVolume"]
+    policy, job = (copy.deepcopy(dist_object("h200-standard", k)) for k in ("NetworkPolicy", "RayJob"))
+    assert errors(validator, *pvs, policy, job) == []
+    for pv in pvs:
+        pv["spec"]["csi"]["volumeHandle"] = "verl-grpo-data"
+    policy["spec"]["ingress"] = [{"from": [{"podSelector": {}}]}]
+    found = {(f.rule, f.object) for f in errors(validator, *pvs, policy, job)}
+    assert found == {
+        ("csi-volume-handle-unique", "PersistentVolume/default-verl-checkpoints"),
+        ("kuberay-operator-blocked", "NetworkPolicy/default/verl-ray"),
+    }

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -49,6 +50,7 @@ LOOPBACK = "127.0.0.1"
 SERVICE_CIDR = "10.0.0.0/24"  # envtest's default (apiserver.go@v0.22.4)
 START_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 10.0
+T = TypeVar("T")
 
 
 class ControlPlaneError(RuntimeError):
@@ -306,6 +308,7 @@ class ControlPlane:
     server: str = ""
     procs: list[Proc] = field(default_factory=list)
     started_seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)  # start-up seconds per phase
 
     def __post_init__(self) -> None:
         self.kubeconfig = self.workdir / "kubeconfig"
@@ -373,15 +376,25 @@ class ControlPlane:
 
     def _boot(self) -> None:
         began = time.monotonic()
-        pki = make_pki(self.workdir / "pki")
-        etcd_url = self._start_etcd()
-        self._start_apiserver(etcd_url, pki)
+        pki = self._timed("pki", lambda: make_pki(self.workdir / "pki"))
+        etcd_url = self._timed("etcd", self._start_etcd)
+        self._timed("kube-apiserver", lambda: self._start_apiserver(etcd_url, pki))
         write_kubeconfig(self.kubeconfig, self.server, pki)
-        self._start_component("kube-controller-manager", self._controller_manager_args(pki))
-        self._start_component("kube-scheduler", self._scheduler_args())
-        self._install_crds()
-        self._start_operator()
+        self._timed(
+            "kube-controller-manager",
+            lambda: self._start_component("kube-controller-manager", self._controller_manager_args(pki)),
+        )
+        self._timed("kube-scheduler", lambda: self._start_component("kube-scheduler", self._scheduler_args()))
+        self._timed("crds", self._install_crds)
+        self._timed("ray-operator", self._start_operator)
         self.started_seconds = round(time.monotonic() - began, 1)
+
+    def _timed(self, phase: str, step: Callable[[], T]) -> T:
+        """Run one start-up step and record how long it took (``self.timings``)."""
+        began = time.monotonic()
+        result = step()
+        self.timings[phase] = round(time.monotonic() - began, 2)
+        return result
 
     def _start_etcd(self) -> str:
         client, peer = f"http://{LOOPBACK}:{free_port()}", f"http://{LOOPBACK}:{free_port()}"

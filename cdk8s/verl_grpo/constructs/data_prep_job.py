@@ -44,7 +44,7 @@ fetch_verl() {{
 prepare_gsm8k() {{
   # The verlai/verl images install verl for its dependencies, then uninstall it
   # (verl docker/Dockerfile.stable.vllm); gsm8k.py imports verl.utils.hdfs_io: use the clone.
-  PYTHONPATH="$VERL_DIR${{PYTHONPATH:+:$PYTHONPATH}}" \\
+  PYTHONPATH="$VERL_DIR" \\
     python3 "$VERL_DIR/examples/data_preprocess/gsm8k.py" --local_save_dir "$DATA_DIR"
 }}
 step "$MODEL_DIR" download_model

@@ -225,3 +225,42 @@ def fit_rules(body: dict[str, Any]) -> Iterator[Problem]:
                     "node-fit",
                     (f"{resource} requests {shown} exceed what {name} can allocate ({have})"),
                 )
+
+
+def entrypoint_rules(body: dict[str, Any]) -> Iterator[Problem]:
+    """A K8sJobMode RayJob's entrypoint must stay one command inside the submitter's bash line."""
+    from .shell_command import one_command_problems
+
+    spec = body.get("spec") or {}
+    if body.get("kind") != "RayJob" or spec.get("submissionMode", "K8sJobMode") != "K8sJobMode":
+        return
+    if isinstance(spec.get("entrypoint"), str):
+        for message in one_command_problems(spec["entrypoint"]):
+            yield "error", "spec.entrypoint", "kuberay-entrypoint-one-command", message
+
+
+# Node labels of mutually exclusive ways to get a GPU node (GKE's cluster-autoscaler constants
+# cloud.google.com/gke-spot and gke-flex-start; Autopilot's reservation selectors, GKE docs
+# "consuming-reservations"): a pod selecting two of them matches no node and stays Pending.
+CAPACITY_LABELS = {
+    "cloud.google.com/gke-spot": "spot",
+    "cloud.google.com/gke-flex-start": "flex-start",
+    "cloud.google.com/reservation-name": "a reservation",
+}
+
+
+def capacity_rules(body: dict[str, Any]) -> Iterator[Problem]:
+    for where, template in pod_templates(body):
+        selector = (template.get("spec") or {}).get("nodeSelector") or {}
+        asked = [
+            kind
+            for label, kind in CAPACITY_LABELS.items()
+            if label in selector and selector[label] not in ("false", "")
+        ]
+        if len(asked) > 1:
+            yield (
+                "error",
+                f"{where}.spec.nodeSelector".lstrip("."),
+                "gke-capacity-selectors",
+                f"selects {' and '.join(asked)} at once; no GKE node is both, the pod never schedules",
+            )

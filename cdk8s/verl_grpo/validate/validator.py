@@ -8,7 +8,7 @@ from typing import Any
 
 from jsonschema import ValidationError
 
-from . import builtin, crds, operator_rules
+from . import builtin, crds, operator_rules, set_rules
 from .documents import Document
 from .findings import Finding, dotted
 
@@ -66,6 +66,8 @@ class ManifestValidator:
         findings: list[Finding] = []
         for doc in docs:
             findings += self._one(doc, networks or None)
+        for i, severity, path, rule, message in set_rules.set_findings([d.body for d in docs]):
+            findings.append(Finding(severity, docs[i].source, _label(docs[i].body), path, rule, message))
         return findings
 
     def _one(self, doc: Document, networks: set[str] | None) -> list[Finding]:
@@ -73,9 +75,7 @@ class ManifestValidator:
         if not isinstance(body, dict) or not body.get("apiVersion") or not body.get("kind"):
             return [Finding("error", doc.source, "(document)", "", "not-an-object", "no apiVersion/kind")]
         meta = body.get("metadata") or {}
-        label = "/".join(
-            p for p in (body["kind"], meta.get("namespace", ""), str(meta.get("name", "?"))) if p
-        )
+        label = _label(body)
         out: list[Finding] = []
 
         def add(severity: str, path: str, rule: str, message: str) -> None:
@@ -121,10 +121,17 @@ class ManifestValidator:
             operator_rules.ray_rules(body),
             operator_rules.interface_rules(body, networks),
             operator_rules.fit_rules(body),
+            operator_rules.entrypoint_rules(body),
+            operator_rules.capacity_rules(body),
         ):
             for severity, path, rule, message in rule_set:
                 add(severity, path, rule, message)
         return out
+
+
+def _label(body: dict[str, Any]) -> str:
+    meta = body.get("metadata") or {}
+    return "/".join(p for p in (body["kind"], meta.get("namespace", ""), str(meta.get("name", "?"))) if p)
 
 
 def _schema_error(error: ValidationError, rule: str, prefix: tuple = ()) -> tuple[str, str, str]:

@@ -123,6 +123,13 @@ def check(spec: DeploySpec) -> list[str]:
             "job.ttlSecondsAfterFinished: > 0 needs job.shutdownAfterJobFinishes: true (or set it to 0)"
         )
 
+    # Both run paths hand the entrypoint to a shell (KubeRay's submitter line, Ray's job supervisor):
+    # the extra overrides must not split it.
+    from ..constructs.runtime_env import entrypoint
+    from ..validate.shell_command import one_command_problems
+
+    problems += [f"training.extraArgs: the entrypoint {p}" for p in one_command_problems(entrypoint(spec))]
+
     t = v.training
     if t.ppo_mini_batch_size > t.train_batch_size:
         problems.append(

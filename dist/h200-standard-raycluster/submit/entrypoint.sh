@@ -36,6 +36,7 @@ python3 /opt/verl-grpo/preflight.py --model /data/models/Qwen2.5-32B-Instruct --
   'trainer.n_gpus_per_node=8' \
   'trainer.nnodes=2' \
   'trainer.save_freq=10' \
+  'trainer.max_actor_ckpt_to_keep=2' \
   'trainer.test_freq=10' \
   'trainer.total_epochs=2' \
   'trainer.default_local_dir=/checkpoints/verl-grpo/grpo-001' \

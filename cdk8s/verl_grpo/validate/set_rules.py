@@ -1,0 +1,91 @@
+"""Rules across the objects of one set: what no single object shows."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from .operator_rules import cluster_spec_paths
+
+Finding = tuple[int, str, str, str, str]  # document index, severity, path, rule, message
+# The dashboard port KubeRay's operator polls for job status, from its own namespace
+# (ray-operator utils FetchHeadServiceURL: <head-svc>.<ns>.svc.cluster.local:<dashboard port>).
+DASHBOARD_PORT = 8265
+
+
+def volume_handle_rules(bodies: list[Any]) -> Iterator[Finding]:
+    """Kubelet and the CSI driver treat PVs with one volumeHandle as one volume and skip the
+    second mount: the pod waits in ContainerCreating (gcs-fuse-csi-driver issue 48; use
+    <bucket>:<suffix> handles, pkg/util/util.go ParseVolumeID)."""
+    # handle -> PV name -> first document; one name seen twice is one object (dist/ holds profiles).
+    seen: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
+    for i, body in enumerate(bodies):
+        if isinstance(body, dict) and body.get("kind") == "PersistentVolume":
+            csi = (body.get("spec") or {}).get("csi") or {}
+            if csi.get("volumeHandle"):
+                name = (body.get("metadata") or {}).get("name", "")
+                seen[(csi.get("driver", ""), csi["volumeHandle"])].setdefault(name, i)
+    for (_, handle), by_name in seen.items():
+        for name, i in list(by_name.items())[1:]:
+            others = ", ".join(n for n in by_name if n != name)
+            yield (
+                i,
+                "error",
+                "spec.csi.volumeHandle",
+                "csi-volume-handle-unique",
+                f"{handle!r} is also the handle of {others}: give each PV its own (e.g. {handle}:data)",
+            )
+
+
+def _selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    wanted = selector.get("matchLabels") or {}
+    return not selector.get("matchExpressions") and all(labels.get(k) == v for k, v in wanted.items())
+
+
+def _admits_dashboard_from_outside(policy: dict[str, Any]) -> bool:
+    for rule in (policy.get("spec") or {}).get("ingress") or []:
+        ports = rule.get("ports")
+        if ports and not any(p.get("port") in (DASHBOARD_PORT, "dashboard") for p in ports):
+            continue
+        peers = rule.get("from")
+        if peers is None or any("namespaceSelector" in p or "ipBlock" in p for p in peers):
+            return True
+    return False
+
+
+def network_policy_rules(bodies: list[Any]) -> Iterator[Finding]:
+    """A NetworkPolicy on the Ray head that admits the dashboard port only from its own
+    namespace shuts out the KubeRay operator: the RayJob never learns the job's status."""
+    heads = []
+    for body in bodies:
+        if not isinstance(body, dict):
+            continue
+        namespace = (body.get("metadata") or {}).get("namespace", "")
+        for _, cluster in cluster_spec_paths(body):
+            template = (cluster.get("headGroupSpec") or {}).get("template") or {}
+            heads.append((namespace, (template.get("metadata") or {}).get("labels") or {}))
+    for i, body in enumerate(bodies):
+        if not isinstance(body, dict) or body.get("kind") != "NetworkPolicy":
+            continue
+        spec = body.get("spec") or {}
+        if "Ingress" not in (spec.get("policyTypes") or ["Ingress"]):
+            continue
+        namespace = (body.get("metadata") or {}).get("namespace", "")
+        selected = any(
+            ns == namespace and _selects(spec.get("podSelector") or {}, labels) for ns, labels in heads
+        )
+        if selected and not _admits_dashboard_from_outside(body):
+            yield (
+                i,
+                "error",
+                "spec.ingress",
+                "kuberay-operator-blocked",
+                f"admits the Ray head's dashboard port {DASHBOARD_PORT} only from this namespace; the "
+                "KubeRay operator polls it from its own (add a namespaceSelector peer for it)",
+            )
+
+
+def set_findings(bodies: list[Any]) -> Iterator[Finding]:
+    yield from volume_handle_rules(bodies)
+    yield from network_policy_rules(bodies)
