@@ -21,6 +21,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
+from verl_grpo.preflight import MARKER
+
 from .conftest import REPO
 
 VERL_VENV = REPO / ".venv-verl-0.6.1"
@@ -156,6 +158,8 @@ def fill_mounts(root: Path) -> Path:
     rows = pa.table({c: [f"{c}-{i}" for i in range(3)] for c in GSM8K_COLUMNS})
     for split in ("train", "test"):
         pq.write_table(rows, data / f"{split}.parquet")
+    for folder in (model, data):  # written last by the data-prep Job
+        (folder / MARKER).write_text("2026-12-03T00:00:00Z")
     # storage.verlDir, on the job's PYTHONPATH: verl's source (the venv's own copy) and the probes.
     source = bucket / "verl"
     source.mkdir()
@@ -167,16 +171,20 @@ def fill_mounts(root: Path) -> Path:
     return path
 
 
-def mount_preflight(local: LocalRay) -> None:
-    """What the kubelet does with the `<release>-preflight` ConfigMap: its files at preflight.mountPath."""
+def config_maps(local: LocalRay) -> dict[str, dict[str, str]]:
     done = local.cli("synth", "--profile", PROFILE, "-f", str(local.values), "-o", "-")
     assert done.returncode == 0, done.stderr
-    (config_map,) = [
-        d
-        for d in yaml.safe_load_all(done.stdout)
-        if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "verl-preflight"
-    ]
+    return {
+        d["metadata"]["name"]: d["data"] for d in yaml.safe_load_all(done.stdout) if d["kind"] == "ConfigMap"
+    }
+
+
+def mount_preflight(local: LocalRay) -> None:
+    """What the kubelet does with the head's projected volume: the files of the `<release>-preflight`
+    and `<release>-submit` ConfigMaps at preflight.mountPath."""
+    found = config_maps(local)
     target = local.root / "preflight"
     target.mkdir()
-    for name, content in config_map["data"].items():
-        (target / name).write_text(content)
+    for name in ("verl-preflight", "verl-submit"):
+        for key, content in found[name].items():
+            (target / key).write_text(content)

@@ -7,6 +7,7 @@ import io
 import json
 import shlex
 import shutil
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -14,7 +15,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .local_ray import PROFILE, LocalRay, fill_mounts, mount_preflight, start_cluster, stop_cluster
+from .conftest import REPO
+from .local_ray import (
+    PROFILE,
+    VERL_VENV,
+    LocalRay,
+    config_maps,
+    fill_mounts,
+    mount_preflight,
+    start_cluster,
+    stop_cluster,
+)
 from .plots import assert_real_plot
 from .ray_probe.verl_grpo_probe.env_report import MARK
 from .ray_probe.verl_grpo_probe.step_lines import expected_metrics
@@ -251,3 +262,84 @@ def test_port_forward_problems_are_clear(local_ray: LocalRay, tmp_path: Path) ->
     assert ["get", "services", "-n", "team-a", "-l", selector, "-o", "json"] in [
         c["args"] for c in calls(tmp_path / "two")
     ]
+
+
+def notes(local: LocalRay) -> str:
+    """NOTES.txt as `helm install` prints it for the RayCluster overlay and these values."""
+    from .helm_tools import CHART, tool
+
+    overlay = REPO / "overlays" / "b200" / "raycluster" / "values.yaml"
+    done = subprocess.run(
+        [
+            tool("helm"),
+            "install",
+            "verl",
+            str(CHART),
+            "-f",
+            str(overlay),
+            "-f",
+            str(local.values),
+            "--dry-run=client",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout[done.stdout.index("NOTES:") :]
+
+
+def run_manual_submit(local: LocalRay, tmp_path: Path, lines: list[str]) -> subprocess.CompletedProcess:
+    """The port-forward, the ConfigMap fetch and `ray job submit`, each run as written, in bash:
+    kubectl is the recording fake (its port-forward reaches the real dashboard), ray is Ray's CLI."""
+    forward, fetch, submit = lines
+    cluster = tmp_path / "cloud"
+    env = fake_kubectl_env(local, cluster, [head_service("verl-b200-head-svc", "verl-b200", "default")])
+    state = json.loads((cluster / "state.json").read_text())
+    state["configmaps"] = {f"default/{name}": data for name, data in config_maps(local).items()}
+    (cluster / "state.json").write_text(json.dumps(state))
+    env["PATH"] = f"{FAKES}:{VERL_VENV / 'bin'}:/usr/bin:/bin"
+    work = tmp_path / "laptop"
+    work.mkdir()
+    proxy = subprocess.Popen(["bash", "-c", forward], env=env, stdout=subprocess.PIPE, text=True, cwd=work)
+    try:
+        port = proxy.stdout.readline().split("127.0.0.1:")[1].split(" ")[0]
+        assert subprocess.run(["bash", "-ce", fetch], env=env, cwd=work, check=False).returncode == 0
+        submit = submit.replace("localhost:8265", f"127.0.0.1:{port}")
+        return subprocess.run(
+            ["bash", "-ce", submit],
+            env=env,
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    finally:
+        proxy.kill()
+        proxy.wait()
+
+
+def test_the_manual_submit_of_notes_runs_the_training_on_ray(local_ray: LocalRay, tmp_path: Path) -> None:
+    text = notes(local_ray)
+    block = text[text.index("Ray dashboard and job submission") :].splitlines()[1:4]
+    lines = [line.strip() for line in block]
+    assert lines[0].startswith("kubectl port-forward") and lines[2].startswith("ray job submit")
+    assert f"bash {local_ray.root / 'preflight'}/entrypoint.sh" in lines[2]  # on the head, not the laptop
+    done = run_manual_submit(local_ray, tmp_path, lines)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert "preflight: model, data, checkpoints and GPUs are ready" in done.stdout
+    report = probe_report(done.stdout)
+    assert report["argv"][-1] == "trainer.resume_mode=auto"  # the whole run reached the probe
+
+
+def test_the_manual_submit_of_the_readme_runs(local_ray: LocalRay, tmp_path: Path) -> None:
+    readme = (REPO / "README.md").read_text()
+    start = readme.index("kubectl port-forward -n default svc/verl-b200-head-svc 8265:8265")
+    lines = [line.split("#")[0].strip() for line in readme[start:].splitlines()[:3]]
+    assert lines[2].startswith("ray job submit") and "/opt/verl-grpo/entrypoint.sh" in lines[2]
+    # The README shows the default preflight.mountPath; here the head's files sit in a folder.
+    lines[2] = lines[2].replace("/opt/verl-grpo", str(local_ray.root / "preflight"))
+    done = run_manual_submit(local_ray, tmp_path, lines)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert probe_report(done.stdout)["argv"][-1] == "trainer.resume_mode=auto"

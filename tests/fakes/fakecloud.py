@@ -8,6 +8,7 @@ keeps state (what exists) and fails on demand.
     FAKE_FORWARD_TO     host:port `kubectl port-forward` really forwards to (a local Ray dashboard);
                         the Services it can find are state.json's "services" ({namespace, name, labels})
     FAKE_GKE_VERSIONS   what `gcloud container get-server-config` lists for any channel (';'-separated)
+    state.json's "configmaps" ({"ns/name": data}) answers `kubectl get configmap -o jsonpath={.data.KEY}`
 
 `kubectl apply -f FILE` records each object it reads (kind, name, its YAML) in state.json's
 "applied", keyed kind/namespace/name, as the API server would keep them; URLs are recorded as is.
@@ -190,6 +191,16 @@ def kubectl(cloud: Cloud, args: list[str]) -> int:
         return 0
     if verb == "port-forward":
         return port_forward(cloud, namespace, words[-2])
+    output = option(args, "-o") or next((a[3:] for a in args if a.startswith("-o=")), "")
+    if verb == "get" and words[1] == "configmap" and output.startswith("jsonpath={.data."):
+        # `-o jsonpath='{.data.runtime-env\.yaml}'`: one key of state.json's "configmaps".
+        key = output.removeprefix("jsonpath={.data.").removesuffix("}").replace("\\.", ".")
+        data = cloud.state.get("configmaps", {}).get(f"{namespace}/{words[2]}")
+        if data is None or key not in data:
+            print(f'Error from server (NotFound): configmaps "{words[2]}" not found', file=sys.stderr)
+            return 1
+        sys.stdout.write(data[key])
+        return 0
     if verb == "get":
         return 0 if f"k8s {words[1]} {namespace}/{words[2]}" in cloud.state["resources"] else 1
     cloud.mutate()
