@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +110,11 @@ class ManifestValidator:
                 f"{api_version} {kind} is neither a Kubernetes {self.kube_version} kind nor a known CRD "
                 f"(CRDs from: {crd_dirs})",
             )
+        name = meta.get("name")
+        if isinstance(name, str) and name and (len(name) > 253 or not DNS1123_SUBDOMAIN.match(name)):
+            # The API server's ValidateObjectMeta: names are DNS-1123 subdomains (custom resources
+            # included; some built-in kinds ask for stricter labels, checked by their own rules).
+            add("error", "metadata.name", "k8s-object-meta", f"{name!r} is not a DNS-1123 subdomain")
         if cluster_scoped and "namespace" in meta:
             add(
                 "error",
@@ -127,6 +133,9 @@ class ManifestValidator:
             for severity, path, rule, message in rule_set:
                 add(severity, path, rule, message)
         return out
+
+
+DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 def _label(body: dict[str, Any]) -> str:

@@ -1,0 +1,190 @@
+"""The real KubeRay operator acting on our RayJob and RayCluster: the objects it makes, and the
+submitter Job's own command run with a recording `ray`.
+
+There is no kubelet: the test marks the pods Running and Ready through the status subresource, as
+KubeRay's own envtest does (ray-operator/controllers/ray/suite_helpers_test.go), which is what
+makes the RayCluster Ready and the RayJob controller create its submitter Job.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+import yaml
+
+from .build import REPO
+from .cluster import ControlPlane
+
+pytestmark = pytest.mark.controlplane
+CLI = REPO / ".venv" / "bin" / "verl-grpo"
+T = TypeVar("T")
+
+RECORD = 'import json, os, sys; open(os.environ["CALLS"], "a").write(json.dumps(sys.argv[1:]) + "\\n")'
+RECORDER = f"""#!/bin/sh
+# Records its name and arguments; `ray job status` finds no job, so the submit branch runs.
+{sys.executable} -c '{RECORD}' "${{0##*/}}" "$@"
+if [ "${{0##*/}}" = ray ] && [ "$2" = status ]; then exit 1; fi
+exit 0
+"""
+
+
+def wait_for(what: str, probe: Callable[[], T | None], timeout: float = 60) -> T:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = probe()
+        if found:
+            return found
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def render(profile: str, namespace: str) -> list[dict[str, Any]]:
+    """The profile's objects as `verl-grpo synth` writes them, for this namespace."""
+    done = subprocess.run(
+        [str(CLI), "synth", "--profile", profile, "-n", namespace, "-o", "-"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return [d for d in yaml.safe_load_all(done.stdout) if d]
+
+
+def apply(cp: ControlPlane, docs: list[dict[str, Any]]) -> None:
+    cp.kubectl("apply", "--server-side", "--field-manager=test", "-f", "-", stdin=yaml.safe_dump_all(docs))
+
+
+def get(cp: ControlPlane, *args: str) -> dict[str, Any]:
+    return json.loads(cp.kubectl("get", *args, "-o", "json"))
+
+
+def mark_running_and_ready(cp: ControlPlane, namespace: str, selector: str) -> int:
+    pods = get(cp, "pods", "-n", namespace, "-l", selector)["items"]
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    for pod in pods:
+        status = {
+            "phase": "Running",
+            "podIP": "10.1.0.10",
+            "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": now}],
+            "containerStatuses": [
+                {
+                    "name": c["name"],
+                    "image": c["image"],
+                    "imageID": "",
+                    "ready": True,
+                    "restartCount": 0,
+                    "started": True,
+                    "state": {"running": {"startedAt": now}},
+                }
+                for c in pod["spec"]["containers"]
+            ],
+        }
+        cp.kubectl(
+            "patch",
+            "pod",
+            pod["metadata"]["name"],
+            "-n",
+            namespace,
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            json.dumps({"status": status}),
+        )
+    return len(pods)
+
+
+def run_recorded(command: list[str], tmp_path: Path) -> list[list[str]]:
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    for name in ("ray", "python", "python3", "sleep", "sh", "curl", "wget"):
+        (stubs / name).write_text(RECORDER)
+        (stubs / name).chmod(0o755)
+    calls = tmp_path / "calls.jsonl"
+    done = subprocess.run(
+        command, env={"PATH": str(stubs), "CALLS": str(calls)}, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in calls.read_text().splitlines()]
+
+
+def test_rayjob_submitter_sends_the_whole_run_to_ray(control_plane: ControlPlane, tmp_path: Path) -> None:
+    namespace = "op-rayjob"
+    control_plane.kubectl("create", "namespace", namespace)
+    docs = [d for d in render("h200-standard", namespace) if d["kind"] != "Job"]
+    apply(control_plane, docs)
+    (job,) = [d for d in docs if d["kind"] == "RayJob"]
+    name = job["metadata"]["name"]
+
+    cluster = wait_for(
+        "the RayCluster of the RayJob",
+        lambda: get(control_plane, "rayjob", name, "-n", namespace).get("status", {}).get("rayClusterName"),
+    )
+    selector = f"ray.io/cluster={cluster}"
+    expected_pods = 1 + job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["replicas"]
+    wait_for(
+        "head and worker pods",
+        lambda: len(get(control_plane, "pods", "-n", namespace, "-l", selector)["items"]) == expected_pods,
+    )
+    assert get(control_plane, "service", f"{cluster}-head-svc", "-n", namespace)["spec"]["ports"]
+    assert mark_running_and_ready(control_plane, namespace, selector) == expected_pods
+
+    submitter = wait_for(
+        "the submitter Job",
+        lambda: next(iter(get(control_plane, "jobs", "-n", namespace)["items"]), None),
+    )
+    (container,) = submitter["spec"]["template"]["spec"]["containers"]
+    command = [*container["command"], *container.get("args", [])]
+    calls = run_recorded(command, tmp_path)
+
+    entrypoint = shlex.split(job["spec"]["entrypoint"].replace("\\\n", " "))
+    programs = [c[0] for c in calls]
+    assert set(programs) <= {"ray", "python"}, programs  # nothing of the run executes in the submitter pod
+    submits = [c for c in calls if c[1:3] == ["job", "submit"]]
+    assert len(submits) == 1
+    (submit,) = submits
+    assert submit[submit.index("--") + 1 :] == entrypoint
+    assert entrypoint[entrypoint.index("--") + 1 : entrypoint.index("--") + 4] == [
+        "python3",
+        "-m",
+        "verl.trainer.main_ppo",
+    ]
+
+
+def test_raycluster_profile_gets_its_pods_and_head_service(
+    control_plane: ControlPlane, tmp_path: Path
+) -> None:
+    namespace = "op-raycluster"
+    control_plane.kubectl("create", "namespace", namespace)
+    docs = [d for d in render("b200-standard-raycluster", namespace) if d["kind"] != "Job"]
+    apply(control_plane, docs)
+    (cluster,) = [d for d in docs if d["kind"] == "RayCluster"]
+    name = cluster["metadata"]["name"]
+    pods = wait_for(
+        "head and worker pods",
+        lambda: (
+            (p := get(control_plane, "pods", "-n", namespace, "-l", f"ray.io/cluster={name}")["items"])
+            and len(p) == 3
+            and p
+        ),
+    )
+    head = next(p for p in pods if p["metadata"]["labels"].get("ray.io/node-type") == "head")
+    volumes = {v["name"]: v for v in head["spec"]["volumes"]}
+    # The projected volume carries entrypoint.sh beside preflight.py on the head.
+    sources = [s["configMap"]["name"] for s in volumes["preflight"]["projected"]["sources"]]
+    assert sources == ["verl-preflight", "verl-submit"]
+    assert get(control_plane, "service", f"{name}-head-svc", "-n", namespace)["spec"]["ports"]
+    assert mark_running_and_ready(control_plane, namespace, f"ray.io/cluster={name}") == 3
+    wait_for(
+        "the RayCluster to be ready",
+        lambda: (
+            get(control_plane, "raycluster", name, "-n", namespace).get("status", {}).get("state") == "ready"
+        ),
+    )
