@@ -103,7 +103,7 @@ def test_data_is_read_only_and_checkpoints_writable(shipped):
     for _, pod in pods(shipped["h200-standard"]):
         mounts = {m["name"]: m for m in pod["spec"]["containers"][0]["volumeMounts"]}
         assert mounts["data"]["readOnly"] is True
-        assert mounts["checkpoints"]["readOnly"] is False
+        assert mounts["checkpoints"].get("readOnly", False) is False
 
 
 def test_sidecar_limits_are_legal_for_the_mode(shipped):

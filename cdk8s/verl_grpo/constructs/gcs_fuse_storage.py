@@ -113,7 +113,11 @@ class GcsFuseStorage(ManifestConstruct):
         ]
 
     def volume_mounts(self) -> list[dict[str, Any]]:
+        # `readOnly: false` is left out: KubeRay round-trips the RayJob through its Go types
+        # (omitempty) when it adds its finalizer, and a field it drops from the atomic
+        # workerGroupSpecs list makes it that list's owner, so `helm upgrade` (server-side apply)
+        # then conflicts with "kuberay-operator" (seen on the control-plane tier, KubeRay v1.6.0).
         return [
-            {"name": role, "mountPath": path, "readOnly": read_only}
+            {"name": role, "mountPath": path, **({"readOnly": True} if read_only else {})}
             for role, _, path, read_only in self._mounts
         ]

@@ -126,6 +126,9 @@ class VerlRayCluster(ManifestConstruct):
             "minReplicas": v.worker.replicas,
             "maxReplicas": v.worker.replicas,
             "rayStartParams": {},
+            # What KubeRay's Go types write back (see GcsFuseStorage.volume_mounts): rendering it
+            # keeps the operator's round trip a no-op, so it never owns the worker group list.
+            "scaleStrategy": {},
             "template": {
                 "metadata": {
                     "labels": pod_labels(spec.release.name),
