@@ -193,3 +193,33 @@ def test_install_dry_run_prints_notes_with_next_commands(overlay):
         assert "svc/lab-h200-head-svc" in notes and "ray job submit" in notes
     else:
         assert "kubectl get rayjob lab-grpo-001 -n team-a -w" in notes
+
+
+@pytest.mark.parametrize("helm", HELMS)
+def test_chart_works_as_a_dependency_of_an_umbrella_chart(tmp_path, helm):
+    """`global` is allowed (Helm gives it to every subchart), and the subchart's values sit under
+    its name: the umbrella renders what the chart alone renders for the same values."""
+    import shutil
+
+    import yaml
+
+    umbrella = tmp_path / "platform"
+    (umbrella / "charts").mkdir(parents=True)
+    shutil.copytree(CHART, umbrella / "charts" / "verl-grpo")
+    (umbrella / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: platform\nversion: 1.0.0\n"
+        "dependencies:\n- name: verl-grpo\n  version: 0.1.0\n  repository: file://charts/verl-grpo\n"
+    )
+    overlay = yaml.safe_load((REPO / "overlays" / "h200" / "values.yaml").read_text())
+    values = {"global": {"team": "rl", "imageRegistry": "europe-docker.pkg.dev"}, "verl-grpo": overlay}
+    (umbrella / "values.yaml").write_text(yaml.safe_dump(values))
+    (umbrella / "templates").mkdir()
+    (umbrella / "templates" / "team.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: team\ndata:\n  team: {{ .Values.global.team }}\n"
+    )
+    done = run(tool(helm), "lint", "--strict", str(umbrella))
+    assert done.returncode == 0, done.stdout + done.stderr
+    alone = helm_template("-f", str(REPO / "overlays" / "h200" / "values.yaml"), helm=helm)
+    within = by_identity(helm_template(helm=helm, chart=umbrella))
+    assert within.pop(("ConfigMap", "", "team"))["data"] == {"team": "rl"}
+    assert within == by_identity(alone)

@@ -76,6 +76,8 @@ def leaf(path: str, node: dict) -> st.SearchStrategy:
 def tree(schema: dict, defaults: dict, prefix: str = "") -> st.SearchStrategy:
     fields = {}
     for key, node in schema["properties"].items():
+        if key not in defaults:  # `global`, Helm's own
+            continue
         path = f"{prefix}{key}"
         if node.get("type") == "object" and "properties" in node:
             fields[key] = tree(node, defaults[key], f"{path}.")

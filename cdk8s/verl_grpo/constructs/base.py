@@ -8,6 +8,16 @@ from constructs import Construct
 
 import cdk8s
 
+# Argo CD sync waves: a wave is applied only once every object of the waves before it is healthy
+# (argoproj/gitops-engine pkg/sync/sync_context.go), and a Job is healthy only when it has
+# completed (pkg/health/health_job.go). So every object the data-prep Job uses comes first, the
+# Job next, and the Ray run (which needs the Job's data) last. Flux ignores waves: the pre-flight's
+# wait covers it there.
+WAVE_PREREQUISITES = "-2"
+WAVE_DATA = "-1"
+WAVE_RUN = "1"
+SYNC_WAVE = "argocd.argoproj.io/sync-wave"
+
 
 class ManifestConstruct(Construct):
     """A construct that records the objects it adds (key, kind) in creation order.
@@ -30,6 +40,7 @@ class ManifestConstruct(Construct):
         name: str,
         namespace: str | None = None,
         annotations: dict[str, str] | None = None,
+        wave: str = WAVE_PREREQUISITES,
         body: dict[str, Any],
     ) -> None:
         obj = cdk8s.ApiObject(
@@ -37,7 +48,9 @@ class ManifestConstruct(Construct):
             id,
             api_version=api_version,
             kind=kind,
-            metadata=cdk8s.ApiObjectMetadata(name=name, namespace=namespace, annotations=annotations),
+            metadata=cdk8s.ApiObjectMetadata(
+                name=name, namespace=namespace, annotations={SYNC_WAVE: wave, **(annotations or {})}
+            ),
         )
         # The Python ApiObject takes no spec=; top-level fields go in as JSON patches.
         for key, value in body.items():

@@ -11,7 +11,7 @@ from constructs import Construct
 from .. import VERL_VERSION
 from ..preflight import MARKER
 from ..values.derive import DeploySpec
-from .base import ManifestConstruct, pod_labels
+from .base import WAVE_DATA, ManifestConstruct, pod_labels
 from .gcs_fuse_storage import GcsFuseStorage
 from .pod_security import (
     BATCH_EXCEPTIONS,
@@ -88,8 +88,9 @@ class DataPrepJob(ManifestConstruct):
             kind="Job",
             name=f"{rel.name}-data-prep",
             namespace=rel.namespace,
-            # Argo CD applies this wave first and waits for the Job before the training run.
-            annotations={"argocd.argoproj.io/sync-wave": "-1", **skip_annotations(BATCH_EXCEPTIONS)},
+            # After its ServiceAccount, volumes and ConfigMaps; Argo CD waits for it before the run.
+            wave=WAVE_DATA,
+            annotations=skip_annotations(BATCH_EXCEPTIONS),
             body={
                 "spec": {
                     "backoffLimit": p.backoff_limit,

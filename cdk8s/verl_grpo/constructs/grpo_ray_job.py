@@ -5,7 +5,7 @@ from __future__ import annotations
 from constructs import Construct
 
 from ..values.derive import DeploySpec
-from .base import ManifestConstruct
+from .base import WAVE_RUN, ManifestConstruct
 from .pod_security import NAMESPACED_EXCEPTIONS, skip_annotations
 from .preflight_script import submit_config_map_name
 from .runtime_env import entrypoint, runtime_env_yaml
@@ -24,8 +24,8 @@ class GrpoRayJob(ManifestConstruct):
                 kind="RayJob",
                 name=self.name,
                 namespace=rel.namespace,
-                # After the data-prep Job (wave -1) in Argo CD; kubectl users get the pre-flight wait.
-                annotations={"argocd.argoproj.io/sync-wave": "1"},
+                # After the data-prep Job in Argo CD; kubectl and Flux users get the pre-flight wait.
+                wave=WAVE_RUN,
                 body={
                     "spec": {
                         "entrypoint": entrypoint(spec),

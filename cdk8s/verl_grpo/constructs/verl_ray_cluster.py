@@ -7,7 +7,7 @@ from typing import Any
 from constructs import Construct
 
 from ..values.derive import DeploySpec
-from .base import ManifestConstruct, pod_labels
+from .base import WAVE_RUN, ManifestConstruct, pod_labels
 from .gcs_fuse_storage import GcsFuseStorage
 from .network_mapping import NetworkMapping
 from .network_policy import DASHBOARD_PORT
@@ -72,6 +72,7 @@ class VerlRayCluster(ManifestConstruct):
                 kind="RayCluster",
                 name=self.name,
                 namespace=spec.release.namespace,
+                wave=WAVE_RUN,  # GPUs only once the data is there (Argo CD; see base.py)
                 body={"spec": self.spec},
             )
 

@@ -98,6 +98,8 @@ def values_yaml() -> str:
 
     def walk(schema: dict[str, Any], values: dict[str, Any], indent: str) -> None:
         for key, node in schema["properties"].items():
+            if key not in values:  # `global`: Helm's, not ours
+                continue
             lines.append(f"{indent}# -- {node.get('description', '')}")
             if node.get("type") == "object" and "properties" in node:
                 lines.append(f"{indent}{key}:")
@@ -114,6 +116,8 @@ def values_table() -> list[tuple[str, str, str, str]]:
 
     def walk(schema: dict[str, Any], values: dict[str, Any], prefix: str) -> None:
         for key, node in schema["properties"].items():
+            if key not in values:
+                continue
             if node.get("type") == "object" and "properties" in node:
                 walk(node, values[key], f"{prefix}{key}.")
             else:

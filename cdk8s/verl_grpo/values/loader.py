@@ -147,7 +147,7 @@ def validate(merged: dict[str, Any]) -> Values:
     problems = sorted(_describe(e) for e in validator.iter_errors(merged))
     if problems:
         raise ValuesError(problems)
-    return Values.model_validate(merged)
+    return Values.model_validate({k: v for k, v in merged.items() if k != "global"})
 
 
 def _describe(error: jsonschema.ValidationError) -> str:

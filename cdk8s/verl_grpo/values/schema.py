@@ -13,6 +13,14 @@ def values_schema() -> dict[str, Any]:
     raw = Values.model_json_schema(by_alias=True)
     defs = raw.pop("$defs", {})
     schema = _clean(raw, defs)
+    # Helm copies an umbrella chart's `global` values into every subchart's values, which are then
+    # checked against the subchart's schema ("Subcharts and Global Values",
+    # https://helm.sh/docs/chart_template_guide/subcharts_and_globals/): allow it, unchecked and not
+    # required, so the chart can be a dependency.
+    schema["properties"]["global"] = {
+        "type": "object",
+        "description": "Helm's values shared with every chart of an umbrella chart; not used here.",
+    }
     return {"$schema": "http://json-schema.org/draft-07/schema#", **schema}
 
 
