@@ -376,3 +376,31 @@ def test_set_rules_catch_what_broke_the_first_run(validator):
         ("csi-volume-handle-unique", "PersistentVolume/default-verl-checkpoints"),
         ("kuberay-operator-blocked", "NetworkPolicy/default/verl-ray"),
     }
+
+
+def test_a_kustomize_namespace_that_strands_the_claims_is_refused(tmp_path):
+    """Kustomize's `namespace:` moves the PVCs but not the PVs' claimRef: refused, with the way out."""
+    import shutil
+    import subprocess
+
+    overlay = REPO / "overlays" / f"ns-test-{tmp_path.name}"
+    overlay.mkdir()
+    try:
+        (overlay / "kustomization.yaml").write_text("namespace: team-a\nresources:\n- ../h200\n")
+        done = subprocess.run(
+            [str(REPO / ".venv" / "bin" / "kubectl"), "kustomize", str(overlay)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    finally:
+        shutil.rmtree(overlay)
+    out = tmp_path / "team-a.yaml"
+    out.write_text(done.stdout)
+    docs = read_documents([out])
+    found = [f for f in ManifestValidator().validate(docs) if f.rule == "pv-claim-ref"]
+    assert sorted(f.object for f in found) == [
+        "PersistentVolumeClaim/team-a/verl-checkpoints",
+        "PersistentVolumeClaim/team-a/verl-data",
+    ]
+    assert "render for the namespace instead (verl-grpo synth -n, helm -n)" in found[0].message

@@ -86,6 +86,38 @@ def network_policy_rules(bodies: list[Any]) -> Iterator[Finding]:
             )
 
 
+def claim_ref_rules(bodies: list[Any]) -> Iterator[Finding]:
+    """A statically bound PV names its claim's namespace in claimRef; Kustomize's `namespace:`
+    (or Flux's targetNamespace) moves the claim but not the PV's claimRef, and the PVC then waits
+    Pending for a PV that is reserved for another namespace."""
+    pvs = {
+        (b.get("metadata") or {}).get("name"): b
+        for b in bodies
+        if isinstance(b, dict) and b.get("kind") == "PersistentVolume"
+    }
+    for i, body in enumerate(bodies):
+        if not isinstance(body, dict) or body.get("kind") != "PersistentVolumeClaim":
+            continue
+        meta, spec = body.get("metadata") or {}, body.get("spec") or {}
+        pv = pvs.get(spec.get("volumeName"))
+        ref = ((pv or {}).get("spec") or {}).get("claimRef") or {}
+        if pv is None or not ref:
+            continue
+        namespace = meta.get("namespace", "default")
+        if (ref.get("namespace"), ref.get("name")) != (namespace, meta.get("name")):
+            yield (
+                i,
+                "error",
+                "spec.volumeName",
+                "pv-claim-ref",
+                f"PersistentVolume {spec['volumeName']} is reserved for "
+                f"{ref.get('namespace')}/{ref.get('name')}, not this claim "
+                f"({namespace}/{meta.get('name')}): the claim stays Pending. Kustomize's namespace "
+                "does not move claimRef: render for the namespace instead (verl-grpo synth -n, helm -n)",
+            )
+
+
 def set_findings(bodies: list[Any]) -> Iterator[Finding]:
     yield from volume_handle_rules(bodies)
     yield from network_policy_rules(bodies)
+    yield from claim_ref_rules(bodies)
