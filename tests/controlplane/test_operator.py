@@ -13,7 +13,7 @@ import shlex
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -34,6 +34,15 @@ RECORDER = f"""#!/bin/sh
 if [ "${{0##*/}}" = ray ] && [ "$2" = status ]; then exit 1; fi
 exit 0
 """
+
+
+@pytest.fixture(scope="module")
+def control_plane() -> Iterator[ControlPlane]:
+    """A control plane of this module's own: the operator's state after our RayJob (a cluster
+    marked Ready, a dashboard it keeps polling) and the pods left Pending must not reach the
+    scheduling tests, which count what binds where."""
+    with ControlPlane.start() as cp:
+        yield cp
 
 
 def wait_for(what: str, probe: Callable[[], T | None], timeout: float = 60) -> T:
