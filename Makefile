@@ -87,5 +87,5 @@ check-generated: generate
 clean:
 	rm -rf $(VENV) .venv-verl-* .venv-checkov .cache cdk8s.out
 
-bench: $(STAMP) tools
+bench: $(STAMP) tools controlplane
 	$(BIN)/python bench/bench.py --runs 5 --readme

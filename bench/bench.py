@@ -159,6 +159,11 @@ def measure(runs: int) -> None:
         }
         results = {name: median_seconds(cmd, args.runs) for name, cmd in cases.items()}
         results |= {name: median_seconds(cmd, args.runs, exit_code=1) for name, cmd in refused.items()}
+        # The control-plane tier from its cache (make controlplane): start, CRDs Established, stop.
+        start_stop = "from tests.controlplane.cluster import ControlPlane\nwith ControlPlane.start(): pass"
+        results["control plane start + stop from cache (5 processes, KubeRay CRDs)"] = median_seconds(
+            [PY, "-c", start_stop], args.runs
+        )
         validate = [str(BIN / "verl-grpo"), "validate", "dist"]
         results["verl-grpo validate dist/ (cold: no CRD cache)"] = median_seconds(validate, args.runs, True)
         results["verl-grpo validate dist/ (warm)"] = median_seconds(validate, args.runs)
