@@ -11,6 +11,9 @@ HTML-escaped <, >, & (sigs.k8s.io/yaml YAMLToJSON), then strconv.Quote.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import yaml
 
@@ -52,3 +55,29 @@ def submitter_args(kuberay: tuple[int, int], dashboard: str, job_id: str, spec: 
     tokens += ["--", spec["entrypoint"].strip(), ";", "fi", ";"]
     tokens += ["ray", "job", "logs", "--address", address, "--follow", job_id]
     return " ".join(tokens)
+
+
+RECORD = 'import json, os, sys; open(os.environ["CALLS"], "a").write(json.dumps(sys.argv[1:]) + "\\n")'
+RECORDER = f"""#!/bin/sh
+# Records its name and arguments, one JSON line per call; `ray job status` finds no job.
+{sys.executable} -c '{RECORD}' "${{0##*/}}" "$@"
+if [ "${{0##*/}}" = ray ] && [ "$2" = status ]; then exit 1; fi
+exit 0
+"""
+# Every program the submitter's line could start (bash builtins such as echo run as usual).
+RECORDED_PROGRAMS = ("ray", "python", "python3", "sleep", "bash", "sh", "curl", "wget")
+
+
+def run_recorded(command: list[str], folder: Path) -> list[list[str]]:
+    """Run `command` with only recording stand-ins on PATH: what it would execute, in order."""
+    stubs = folder / "bin"
+    stubs.mkdir(exist_ok=True)
+    for name in RECORDED_PROGRAMS:
+        (stubs / name).write_text(RECORDER)
+        (stubs / name).chmod(0o755)
+    calls = folder / "calls.jsonl"
+    done = subprocess.run(
+        command, env={"PATH": str(stubs), "CALLS": str(calls)}, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in calls.read_text().splitlines()]

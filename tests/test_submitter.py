@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,20 +17,12 @@ import yaml
 from verl_grpo.validate.shell_command import parse
 
 from .conftest import REPO
-from .kuberay_submitter import COMMAND, submitter_args
+from .kuberay_submitter import COMMAND, run_recorded, submitter_args
 
 JOB_PROFILES = [p.name for p in (REPO / "dist").iterdir() if p.is_dir() and not p.name.endswith("raycluster")]
 KUBERAY = [(1, 4), (1, 6), (1, 7)]
 DASHBOARD = "verl-grpo-001-x7k2p-head-svc.default.svc.cluster.local:8265"
 JOB_ID = "verl-grpo-001-4mnz2"
-
-RECORD = 'import json, os, sys; open(os.environ["CALLS"], "a").write(json.dumps(sys.argv[1:]) + "\\n")'
-RECORDER = f"""#!/bin/sh
-# Records its name and arguments, one JSON line per call; `ray job status` finds no job.
-{sys.executable} -c '{RECORD}' "${{0##*/}}" "$@"
-if [ "${{0##*/}}" = ray ] && [ "$2" = status ]; then exit 1; fi
-exit 0
-"""
 
 
 def ray_job(profile: str) -> dict:
@@ -41,22 +31,7 @@ def ray_job(profile: str) -> dict:
 
 
 def run_submitter(args: str, tmp_path: Path) -> list[list[str]]:
-    stubs = tmp_path / "bin"
-    stubs.mkdir(exist_ok=True)
-    # Every program the line could start; bash builtins (echo, sleep is not one) run as usual.
-    for name in ("ray", "python", "python3", "sleep", "bash", "sh"):
-        (stubs / name).write_text(RECORDER)
-        (stubs / name).chmod(0o755)
-    calls = tmp_path / "calls.jsonl"
-    done = subprocess.run(
-        [*COMMAND[:2], args],  # /bin/bash -ce <args>; KubeRay's trailing "--" ends bash's options
-        env={"PATH": str(stubs), "CALLS": str(calls)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return [json.loads(line) for line in calls.read_text().splitlines()]
+    return run_recorded([*COMMAND[:2], args], tmp_path)  # /bin/bash -ce <args>
 
 
 @pytest.mark.parametrize("kuberay", KUBERAY, ids=[f"kuberay-{a}.{b}" for a, b in KUBERAY])

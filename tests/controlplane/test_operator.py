@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,20 +19,13 @@ from typing import Any, TypeVar
 import pytest
 import yaml
 
+from ..kuberay_submitter import run_recorded
 from .build import REPO
 from .cluster import ControlPlane
 
 pytestmark = pytest.mark.controlplane
 CLI = REPO / ".venv" / "bin" / "verl-grpo"
 T = TypeVar("T")
-
-RECORD = 'import json, os, sys; open(os.environ["CALLS"], "a").write(json.dumps(sys.argv[1:]) + "\\n")'
-RECORDER = f"""#!/bin/sh
-# Records its name and arguments; `ray job status` finds no job, so the submit branch runs.
-{sys.executable} -c '{RECORD}' "${{0##*/}}" "$@"
-if [ "${{0##*/}}" = ray ] && [ "$2" = status ]; then exit 1; fi
-exit 0
-"""
 
 
 @pytest.fixture(scope="module")
@@ -108,20 +100,6 @@ def mark_running_and_ready(cp: ControlPlane, namespace: str, selector: str) -> i
             json.dumps({"status": status}),
         )
     return len(pods)
-
-
-def run_recorded(command: list[str], tmp_path: Path) -> list[list[str]]:
-    stubs = tmp_path / "bin"
-    stubs.mkdir()
-    for name in ("ray", "python", "python3", "sleep", "sh", "curl", "wget"):
-        (stubs / name).write_text(RECORDER)
-        (stubs / name).chmod(0o755)
-    calls = tmp_path / "calls.jsonl"
-    done = subprocess.run(
-        command, env={"PATH": str(stubs), "CALLS": str(calls)}, capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    return [json.loads(line) for line in calls.read_text().splitlines()]
 
 
 def test_rayjob_submitter_sends_the_whole_run_to_ray(control_plane: ControlPlane, tmp_path: Path) -> None:
