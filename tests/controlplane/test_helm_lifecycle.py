@@ -500,3 +500,35 @@ def test_release_creating_networks_refuses_to_adopt_script_owned_ones(
         assert not helm.ok("list", "-n", namespace, "-q").split()  # no failed release left behind
     finally:
         cleanup(cp, helm, namespace, release, doomed)
+
+
+def test_two_releases_in_two_namespaces_in_any_order(
+    control_plane: ControlPlane, helm: Helm, kinds: list[str], doomed: list[str], scripts_networks: list[str]
+) -> None:
+    """Two users, one cluster: each release installs, upgrades and uninstalls without touching the
+    other's objects or the cluster's shared networks (owned by the scripts)."""
+    cp = control_plane
+    users = {
+        "team-a": str(OVERLAYS / "h200" / "values.yaml"),
+        "team-b": str(OVERLAYS / "b200" / "raycluster" / "values.yaml"),
+    }
+    try:
+        for namespace, values in users.items():
+            helm.ok("install", "verl", str(CHART), "-f", values, "-n", namespace, "--create-namespace")
+        pvs = {ns: [f"persistentvolume/{n}" for n in pv_names(ns, "verl")] for ns in users}
+        assert all(existing(cp, "pv", *(n.split("/")[1] for n in names)) == names for names in pvs.values())
+        helm.ok(
+            "upgrade", "verl", str(CHART), "-f", users["team-b"], "-n", "team-b", "--set", "worker.replicas=4"
+        )
+        helm.ok("uninstall", "verl", "-n", "team-a")  # the first one goes first
+        assert existing(cp, "pv", *pv_names("team-a", "verl")) == []
+        assert existing(cp, "pv", *pv_names("team-b", "verl")) == pvs["team-b"]
+        team_b = items(cp, "rayclusters", "-n", "team-b")
+        assert [c["spec"]["workerGroupSpecs"][0]["replicas"] for c in team_b] == [4]
+        helm.ok("upgrade", "verl", str(CHART), "-f", users["team-b"], "-n", "team-b")
+        helm.ok("uninstall", "verl", "-n", "team-b")
+        assert existing(cp, "pv", *pv_names("team-b", "verl")) == []
+        assert managers(cp, scripts_networks) == {SCRIPTS_FIELD_MANAGER}  # the shared networks stay
+    finally:
+        for namespace in users:
+            cleanup(cp, helm, namespace, "verl", doomed)
