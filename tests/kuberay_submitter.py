@@ -17,6 +17,8 @@ from pathlib import Path
 
 import yaml
 
+from verl_grpo.values.refs import go_json  # json.Marshal's output, as sigs.k8s.io/yaml's YAMLToJSON gives
+
 COMMAND = ["/bin/bash", "-ce", "--"]
 # constant.go v1.7.0: RayDashboardGCSHealthPath, RayDashboardGCSHealthCheckTimeoutSeconds,
 # BasePythonHealthCommand.
@@ -24,11 +26,6 @@ HEALTH_COMMAND = (
     "python -c \"import urllib.request; r=urllib.request.urlopen('%s', timeout=%d); "
     "exit(0 if b'success' in r.read() else 1)\""
 )
-
-
-def go_json(obj: object) -> str:
-    text = json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def go_quote(text: str) -> str:

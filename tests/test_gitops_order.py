@@ -101,5 +101,6 @@ def test_the_old_waves_would_never_finish() -> None:
         annotations = obj["metadata"].setdefault("annotations", {})
         annotations[WAVE] = {"Job": "-1", "RayJob": "1"}.get(obj["kind"], "0")
     problems = order_problems(objects)
-    assert "Job/verl-data-prep (wave -1) needs ServiceAccount/verl-ksa (wave 0)" in problems
-    assert "Job/verl-data-prep (wave -1) needs PersistentVolumeClaim/verl-data (wave 0)" in problems
+    (job,) = [o["metadata"]["name"] for o in objects if o["kind"] == "Job"]
+    assert f"Job/{job} (wave -1) needs ServiceAccount/verl-ksa (wave 0)" in problems
+    assert f"Job/{job} (wave -1) needs PersistentVolumeClaim/verl-data (wave 0)" in problems

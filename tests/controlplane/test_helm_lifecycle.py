@@ -359,22 +359,12 @@ def test_overlay_installs_upgrades_and_uninstalls(
     assert_not_refused(refusals, rayjobs)
 
 
-# Values changes the server refuses to apply in place: the data-prep Job's pod template is
-# immutable, a PersistentVolume's source is immutable, and a statically provisioned claim cannot
-# be resized. These do not depend on a detail of the rendering, so they are plain strict xfails:
-# the day an upgrade goes through (say the Job becomes a hook re-created per revision), the
-# XPASS fails and the mark must go. Each with the server's exact message (the Job's also prints
-# the whole pod template, elided here as {...}; the PersistentVolume's a diff of it).
+# Values changes the server refuses to apply in place: a PersistentVolume's source is immutable,
+# and a statically provisioned claim cannot be resized. (The data-prep Job's pod template is
+# immutable too, but its name follows the values: see the test after these.) They are strict
+# xfails: the day such an upgrade goes through, the XPASS fails and the mark must go. Each with
+# the server's exact message (the PersistentVolume's carries a diff of its source).
 IMMUTABLE_CASES: dict[str, tuple[tuple[str, ...], list[str], str]] = {
-    "image.tag": (
-        ("--set", "image.tag=vllm012.latest"),
-        [
-            'Job.batch "imm-image-tag-data-prep" is invalid: spec.template: Invalid value: {',
-            "}: field is immutable",
-        ],
-        'Job.batch "imm-image-tag-data-prep" is invalid: spec.template: Invalid value: {...}: '
-        "field is immutable",
-    ),
     "storage.bucket": (
         ("--set", "storage.bucket=another-bucket"),
         [
@@ -430,6 +420,27 @@ def test_upgrade_of_a_value_the_server_holds_immutable(
     missing = [f for f in fragments if f not in message]
     assert not missing, f"helm upgrade failed otherwise than known:\n{message}"
     raise ServerRefusal(message)
+
+
+def test_upgrade_that_changes_the_data_prep_job_replaces_it(
+    control_plane: ControlPlane, helm: Helm, doomed: list[str]
+) -> None:
+    """Before, `--set image.tag=...` failed: 'Job.batch "...-data-prep" is invalid: spec.template:
+    ... field is immutable'. The Job's name carries a digest of the values: a new Job, the old gone."""
+    cp = control_plane
+    release = namespace = "imm-image-tag"
+    values = str(OVERLAYS / "h200" / "raycluster" / "values.yaml")
+    chart_args = (release, str(CHART), "-f", values, "-n", namespace)
+    try:
+        helm.ok("install", *chart_args, "--create-namespace")
+        before = [j["metadata"]["name"] for j in items(cp, "jobs", "-n", namespace)]
+        helm.ok("upgrade", *chart_args, "--set", "image.tag=vllm012.latest")
+        after = items(cp, "jobs", "-n", namespace)
+        assert [j["metadata"]["name"] for j in after] != before and len(after) == len(before) == 1
+        (container,) = after[0]["spec"]["template"]["spec"]["containers"]
+        assert container["image"].endswith(":vllm012.latest")
+    finally:
+        cleanup(cp, helm, namespace, release, doomed)
 
 
 # --- c. ownership of the cluster-scoped Network objects ------------------------------------------

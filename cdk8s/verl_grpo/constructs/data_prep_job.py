@@ -86,7 +86,10 @@ class DataPrepJob(ManifestConstruct):
             "job",
             api_version="batch/v1",
             kind="Job",
-            name=f"{rel.name}-data-prep",
+            # A Job's pod template is immutable: `helm upgrade` or a GitOps sync that changes it
+            # fails ("field is immutable"). The name carries a digest of the values, so a change
+            # makes a new Job (its steps skip what the markers say is done) and the old one goes.
+            name=f"{rel.name}-data-prep-{spec.derived.values_digest}",
             namespace=rel.namespace,
             # After its ServiceAccount, volumes and ConfigMaps; Argo CD waits for it before the run.
             wave=WAVE_DATA,

@@ -149,8 +149,14 @@ helm install verl charts/verl-grpo -f overlays/h200/values.yaml --set storage.bu
 helm install verl charts/verl-grpo -f overlays/h200/autopilot/values.yaml
 ```
 
-The cluster-scoped objects (`GKENetworkParamSet`, `Network`, `PersistentVolume`) are named from
-`network.prefix` and the release, so one set of networks serves one release.
+The RDMA `Network` and `GKENetworkParamSet` objects belong to the cluster, not to a release:
+`scripts/40-rdma.sh` applies them once, and every release in every namespace references them
+(`network.createObjects: true` renders them into this release instead; then only one release
+per cluster may). PersistentVolumes are named `<namespace>-<release>-<role>`, so releases in
+several namespaces never collide.
+
+As a dependency of an umbrella chart, put these values under `verl-grpo:`; the umbrella's
+`global` values are accepted and not used.
 
 ## Values
 

@@ -42,6 +42,7 @@ class Derived:
     sidecar_memory_limit: str
     sidecar_ephemeral_storage_limit: str
     experiment_name: str
+    values_digest: str  # names what must be replaced, not patched, when any value changes
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ def derive(values: Values, ops: Ops) -> Derived:
             values.storage.sidecar.ephemeral_storage_limit, sidecar[2]
         ),
         experiment_name=ops.or_default(values.training.experiment_name, values.run.name),
+        values_digest=ops.values_digest(values),
     )
 
 

@@ -9,6 +9,7 @@ branching on a non-variant leaf is allowed (the parity tests catch it).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -93,11 +94,32 @@ def join_prefixed(x: list | ListMarker, sep: str) -> str:
     return "".join(sep + text(i) for i in x)
 
 
+def go_json(x: object) -> str:
+    """Go's encoding/json (Helm's toJson): sorted keys, no spaces, <>& and U+2028/9 escaped."""
+    if isinstance(x, dict):
+        return "{" + ",".join(f"{go_json(str(k))}:{go_json(v)}" for k, v in sorted(x.items())) + "}"
+    if isinstance(x, list | tuple):
+        return "[" + ",".join(go_json(v) for v in x) + "]"
+    if isinstance(x, str):
+        text = json.dumps(x, ensure_ascii=False)
+        for char in "<>&\u2028\u2029":
+            text = text.replace(char, f"\\u{ord(char):04x}")
+        return text
+    if x is None:
+        return "null"
+    return go_json_number(x)  # type: ignore[arg-type]
+
+
 class Ops:
     """Derived-value operations; concrete mode computes, marker mode records an expression."""
 
     def or_default(self, leaf: object, fallback: str) -> str:
         return leaf or fallback  # type: ignore[return-value]
+
+    def values_digest(self, values: object) -> str:
+        """8 hex digits of sha256 over all values as Helm's `toJson` writes them (`global` left out)."""
+        data = values.model_dump(by_alias=True)  # type: ignore[attr-defined]
+        return hashlib.sha256(go_json(data).encode()).hexdigest()[:8]
 
 
 class MarkerOps(Ops):
@@ -110,6 +132,9 @@ class MarkerOps(Ops):
         fb = self.table.lookup(fallback)
         fb_go = fb.go if fb else json.dumps(fallback)
         return self.table.add(f"({expr.go} | default {fb_go})", "str")
+
+    def values_digest(self, values: object) -> str:
+        return self.table.add('(omit .Values "global" | toJson | sha256sum | trunc 8)', "str")
 
 
 # Leaves whose values change the *structure* of the output (which objects, which fields).
