@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 
 from .cluster import ControlPlane
+from .helpers import wait_for
 
 pytestmark = pytest.mark.controlplane
 
@@ -24,6 +25,7 @@ SAMPLE = SHARED / "corpus" / "kuberay-v1.7.0-samples" / "ray-cluster.sample.yaml
 NODE = "gke-h200-gpu-pool-0"
 GPU = "nvidia.com/gpu"
 T = TypeVar("T")
+SMOKE_TIMEOUT_S = 90.0  # the first pods after start-up wait for the operator's caches
 
 # Labels a GKE node pool of a3-ultragpu-8g machines carries (what the chart's nodeSelectors target).
 GPU_NODE: dict[str, Any] = {
@@ -90,17 +92,6 @@ spec:
 """
 
 
-def wait_for(what: str, probe: Callable[[], T | None], timeout: float = 90.0) -> T:
-    """Poll ``probe`` until it returns something truthy; fail naming ``what``."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        result = probe()
-        if result:
-            return result
-        time.sleep(0.5)
-    pytest.fail(f"timed out after {timeout:.0f}s waiting for {what}")
-
-
 def pods(cp: ControlPlane, namespace: str, selector: str) -> list[dict[str, Any]]:
     out = cp.kubectl("get", "pods", "-n", namespace, "-l", selector, "-o", "json")
     return json.loads(out)["items"]
@@ -148,7 +139,9 @@ def test_operator_head_pod_is_scheduled(control_plane: ControlPlane, gpu_node: s
 
     selector = "ray.io/cluster=raycluster-kuberay,ray.io/node-type=head"
     (head,) = wait_for(
-        "the head pod to be created and bound", lambda: bound(control_plane, namespace, selector)
+        "the head pod to be created and bound",
+        lambda: bound(control_plane, namespace, selector),
+        timeout=SMOKE_TIMEOUT_S,
     )
 
     assert head["spec"]["nodeName"] == gpu_node
@@ -175,7 +168,9 @@ def test_gpu_workers_fill_the_node_then_wait(
         rejected = [p for p in workers if _unschedulable(p)]
         return (placed[0], rejected[0]) if len(placed) == 1 and len(rejected) == 1 else None
 
-    placed, rejected = wait_for("one GPU worker bound and one unschedulable", one_bound_one_rejected)
+    placed, rejected = wait_for(
+        "one GPU worker bound and one unschedulable", one_bound_one_rejected, timeout=SMOKE_TIMEOUT_S
+    )
     assert placed["spec"]["nodeName"] == gpu_node
     message = next(c["message"] for c in rejected["status"]["conditions"] if c["type"] == "PodScheduled")
     assert f"Insufficient {GPU}" in message

@@ -12,9 +12,9 @@ import json
 import shlex
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 import yaml
@@ -22,10 +22,10 @@ import yaml
 from ..kuberay_submitter import run_recorded
 from .build import REPO
 from .cluster import ControlPlane
+from .helpers import items, kubectl_json, wait_for
 
 pytestmark = pytest.mark.controlplane
 CLI = REPO / ".venv" / "bin" / "verl-grpo"
-T = TypeVar("T")
 
 
 @pytest.fixture(scope="module")
@@ -35,16 +35,6 @@ def control_plane() -> Iterator[ControlPlane]:
     scheduling tests, which count what binds where."""
     with ControlPlane.start() as cp:
         yield cp
-
-
-def wait_for(what: str, probe: Callable[[], T | None], timeout: float = 60) -> T:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = probe()
-        if found:
-            return found
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def render(profile: str, namespace: str) -> list[dict[str, Any]]:
@@ -63,12 +53,8 @@ def apply(cp: ControlPlane, docs: list[dict[str, Any]]) -> None:
     cp.kubectl("apply", "--server-side", "--field-manager=test", "-f", "-", stdin=yaml.safe_dump_all(docs))
 
 
-def get(cp: ControlPlane, *args: str) -> dict[str, Any]:
-    return json.loads(cp.kubectl("get", *args, "-o", "json"))
-
-
 def mark_running_and_ready(cp: ControlPlane, namespace: str, selector: str) -> int:
-    pods = get(cp, "pods", "-n", namespace, "-l", selector)["items"]
+    pods = items(cp, "pods", "-n", namespace, "-l", selector)
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     for pod in pods:
         status = {
@@ -112,20 +98,26 @@ def test_rayjob_submitter_sends_the_whole_run_to_ray(control_plane: ControlPlane
 
     cluster = wait_for(
         "the RayCluster of the RayJob",
-        lambda: get(control_plane, "rayjob", name, "-n", namespace).get("status", {}).get("rayClusterName"),
+        lambda: (
+            kubectl_json(control_plane, "get", "rayjob", name, "-n", namespace)
+            .get("status", {})
+            .get("rayClusterName")
+        ),
     )
     selector = f"ray.io/cluster={cluster}"
     expected_pods = 1 + job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["replicas"]
     wait_for(
         "head and worker pods",
-        lambda: len(get(control_plane, "pods", "-n", namespace, "-l", selector)["items"]) == expected_pods,
+        lambda: len(items(control_plane, "pods", "-n", namespace, "-l", selector)) == expected_pods,
     )
-    assert get(control_plane, "service", f"{cluster}-head-svc", "-n", namespace)["spec"]["ports"]
+    assert kubectl_json(control_plane, "get", "service", f"{cluster}-head-svc", "-n", namespace)["spec"][
+        "ports"
+    ]
     assert mark_running_and_ready(control_plane, namespace, selector) == expected_pods
 
     submitter = wait_for(
         "the submitter Job",
-        lambda: next(iter(get(control_plane, "jobs", "-n", namespace)["items"]), None),
+        lambda: next(iter(items(control_plane, "jobs", "-n", namespace)), None),
     )
     (container,) = submitter["spec"]["template"]["spec"]["containers"]
     command = [*container["command"], *container.get("args", [])]
@@ -157,7 +149,11 @@ def test_raycluster_profile_gets_its_pods_and_head_service(
     pods = wait_for(
         "head and worker pods",
         lambda: (
-            (p := get(control_plane, "pods", "-n", namespace, "-l", f"ray.io/cluster={name}")["items"])
+            (
+                p := kubectl_json(
+                    control_plane, "get", "pods", "-n", namespace, "-l", f"ray.io/cluster={name}"
+                )["items"]
+            )
             and len(p) == 3
             and p
         ),
@@ -167,11 +163,14 @@ def test_raycluster_profile_gets_its_pods_and_head_service(
     # The projected volume carries entrypoint.sh beside preflight.py on the head.
     sources = [s["configMap"]["name"] for s in volumes["preflight"]["projected"]["sources"]]
     assert sources == ["verl-preflight", "verl-submit"]
-    assert get(control_plane, "service", f"{name}-head-svc", "-n", namespace)["spec"]["ports"]
+    assert kubectl_json(control_plane, "get", "service", f"{name}-head-svc", "-n", namespace)["spec"]["ports"]
     assert mark_running_and_ready(control_plane, namespace, f"ray.io/cluster={name}") == 3
     wait_for(
         "the RayCluster to be ready",
         lambda: (
-            get(control_plane, "raycluster", name, "-n", namespace).get("status", {}).get("state") == "ready"
+            kubectl_json(control_plane, "get", "raycluster", name, "-n", namespace)
+            .get("status", {})
+            .get("state")
+            == "ready"
         ),
     )
