@@ -67,7 +67,7 @@ generate: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check cdk8s tests tools bench
 	$(BIN)/ruff format --check cdk8s tests tools bench
-	$(BIN)/shellcheck scripts/*.sh
+	$(BIN)/shellcheck scripts/*.sh tools/*.sh
 
 test: $(STAMP) tools oracle scanner controlplane lint
 	CONTROLPLANE=1 PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q

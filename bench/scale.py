@@ -12,8 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+from verl_grpo.pipeline import Request, synthesize
 from verl_grpo.profiles import find_profile
-from verl_grpo.synth import Request, synthesize
 from verl_grpo.values.derive import Release
 
 

@@ -11,16 +11,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import cdk8s  # noqa: E402
 from verl_grpo.app import VerlGrpoChart  # noqa: E402
+from verl_grpo.pipeline import load_spec  # noqa: E402
+from verl_grpo.problems import Problems  # noqa: E402
 from verl_grpo.profiles import shipped_profiles  # noqa: E402
-from verl_grpo.values.derive import Release, deploy_spec  # noqa: E402
-from verl_grpo.values.loader import load_values  # noqa: E402
-from verl_grpo.values.rules import check  # noqa: E402
 
 app = cdk8s.App()
 for profile in shipped_profiles():
-    spec = deploy_spec(load_values(profile.layer()), Release("verl", "default"))
-    problems = check(spec)
-    if problems:
-        sys.exit("\n".join(f"error: {profile.name}: {p}" for p in problems))
+    try:
+        spec = load_spec(profile.layer())
+    except Problems as e:
+        sys.exit(str(e.at(profile.name)))
     VerlGrpoChart(app, profile.name, spec)
 app.synth()

@@ -14,19 +14,43 @@ SHARED = REPO.parent / "shared"
 @pytest.fixture(scope="session")
 def shipped():
     """Every shipped profile rendered once, in this session's one cdk8s process."""
+    from verl_grpo.pipeline import Request, synthesize
     from verl_grpo.profiles import shipped_profiles
-    from verl_grpo.synth import Request, synthesize
 
     return synthesize([Request(p.name, p.layer()) for p in shipped_profiles()])
+
+
+def oracle_python(version: str) -> Path:
+    """The Python of the venv with verl `version` installed (`make oracle`)."""
+    path = REPO / f".venv-verl-{version}" / "bin" / "python"
+    if not path.exists():
+        pytest.fail(f"{path} missing: run `make oracle`")
+    return path
 
 
 def objects_of_kind(rendering, kind: str) -> list[dict]:
     return [o.manifest for o in rendering.objects if o.manifest["kind"] == kind]
 
 
+def ray_cluster_spec(rendering) -> dict:
+    for m in (o.manifest for o in rendering.objects):
+        if m["kind"] == "RayJob":
+            return m["spec"]["rayClusterSpec"]
+        if m["kind"] == "RayCluster":
+            return m["spec"]
+    raise AssertionError("no Ray object")
+
+
+def pods(rendering):
+    spec = ray_cluster_spec(rendering)
+    yield "head", spec["headGroupSpec"]["template"]
+    for group in spec["workerGroupSpecs"]:
+        yield group["groupName"], group["template"]
+
+
 def render_one(*sets: str, profile: str = "b200-standard", files=()):
+    from verl_grpo.pipeline import Request, synthesize
     from verl_grpo.profiles import find_profile
-    from verl_grpo.synth import Request, synthesize
 
     return synthesize([Request(profile, find_profile(profile).layer(), tuple(files), sets)])[profile]
 

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from verl_grpo.render.yaml_io import load_all
+from verl_grpo.yaml_io import load_all
 
 from .conftest import REPO
 

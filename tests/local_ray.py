@@ -146,7 +146,7 @@ def fill_mounts(root: Path) -> Path:
     bucket = root / "bucket"
     values = {
         "storage": {"mountPath": str(bucket), "checkpointMountPath": str(root / "checkpoints")},
-        "preflight": {"mountPath": str(root / "preflight"), "waitSeconds": 0},
+        "preflight": {"mountPath": str(root / "preflight"), "waitSeconds": 1},
         "training": {"module": "verl_grpo_probe.env_report"},
     }
     model = bucket / "models" / "Qwen2.5-32B-Instruct"

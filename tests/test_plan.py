@@ -45,7 +45,8 @@ def test_plan_warns_when_memory_does_not_fit(capsys, tmp_path):
     plan = json.loads(capsys.readouterr().out)
     # 32e9 x 16 B / 8 GPUs = 64 GB actor, 8 GB reference, 0.6 x 141 GB vLLM pool.
     assert plan["memory_per_gpu_gb"]["total_gb"] == 156.6
-    assert any("exceeds the 141 GB" in w for w in plan["warnings"])
+    (memory,) = [w for w in plan["warnings"] if w["stage"] == "plan"]
+    assert memory["key"] == "training.gpuMemoryUtilization" and "exceeds the 141 GB" in memory["message"]
 
 
 def test_bucket_space_and_idle_cost(capsys):

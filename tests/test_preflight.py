@@ -192,3 +192,34 @@ def test_exec_hands_the_process_to_the_training_command(layout, tmp_path):
     done = subprocess.run(script, capture_output=True, text=True, check=False)
     assert done.returncode == 3, done.stderr
     assert done.stdout.splitlines()[-1] == "training ['a=1']"
+
+
+@pytest.mark.parametrize(
+    ("model", "seconds"),
+    [
+        # 900 s for the Job's pod, clone and GSM8K, then 2 bytes per parameter at 50 MB/s.
+        ("/data/models/Qwen2.5-32B-Instruct", 900 + 32e9 * 2 / 50e6),
+        ("/data/models/Qwen2.5-0.5B-Instruct", 900 + 0.5e9 * 2 / 50e6),
+        ("/data/models/Llama-3.1-70B", 900 + 70e9 * 2 / 50e6),
+        ("/data/models/my-model", 3600),
+    ],
+)
+def test_auto_wait_is_sized_from_the_model(model, seconds):
+    assert preflight.wait_seconds("auto", model)[0] == pytest.approx(seconds)
+    assert preflight.wait_seconds("120", model) == (120.0, "preflight.waitSeconds")
+
+
+def test_a_bad_wait_is_refused(layout, capsys):
+    with pytest.raises(SystemExit):
+        preflight.main(args(layout, "--wait", "soon"), nodes=no_ray)
+    assert "--wait: 'soon' is neither a number of seconds nor auto" in capsys.readouterr().err
+
+
+def test_auto_wait_says_how_long_and_why(layout, capsys, monkeypatch):
+    (layout["data"] / "train.parquet").unlink()
+    monkeypatch.setattr(preflight, "AUTO_UNKNOWN_SIZE_SECONDS", 0.2)
+    monkeypatch.setattr(preflight, "AUTO_BASE_SECONDS", 0.2)
+    monkeypatch.setattr(preflight, "DOWNLOAD_BYTES_PER_SECOND", 1e30)
+    assert preflight.main(args(layout, "--wait", "auto", "--interval", "0.1"), nodes=no_ray) == 1
+    out = capsys.readouterr().out
+    assert "preflight: waiting up to 0 s (auto: " in out

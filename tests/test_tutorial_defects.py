@@ -9,8 +9,7 @@ import yaml
 from verl_grpo.values.machines import GIB, allocatable_cpu, allocatable_memory_gib, cpu_machines, gpu_profiles
 from verl_grpo.values.quantity import parse_quantity
 
-from .conftest import REPO, SHARED
-from .test_constructs import pods, ray_cluster_spec
+from .conftest import REPO, SHARED, pods, ray_cluster_spec
 
 # Fields Ray's RuntimeEnv accepts at the top level (ray/runtime_env/runtime_env.py, known_fields).
 RAY_RUNTIME_ENV_FIELDS = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import cdk8s
@@ -60,6 +60,7 @@ class VerlGrpoChart(cdk8s.Chart):
 class RenderedObject:
     key: str  # stable across values: parent construct id + object id
     manifest: dict[str, Any]
+    includes: dict[str, str] = field(default_factory=dict)  # chart: {path/in/object: define name}
 
 
 def objects_of(chart: VerlGrpoChart) -> list[RenderedObject]:
@@ -67,7 +68,10 @@ def objects_of(chart: VerlGrpoChart) -> list[RenderedObject]:
     manifests = chart.to_json()
     keys = [key for part in chart.parts for key in part.object_keys]
     assert [kind for _, kind in keys] == [m["kind"] for m in manifests], "object order changed"
-    return [RenderedObject(key, m) for (key, _), m in zip(keys, manifests, strict=True)]
+    includes = {k: i for part in chart.parts for k, i in part.includes.items()}
+    return [
+        RenderedObject(key, m, includes.get(key, {})) for (key, _), m in zip(keys, manifests, strict=True)
+    ]
 
 
 def render(specs: dict[str, DeploySpec]) -> dict[str, list[RenderedObject]]:

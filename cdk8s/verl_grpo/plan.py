@@ -5,13 +5,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .preflight import model_billions
+from .problems import PLAN, Problem
 from .values.capacity import CAPACITIES
 from .values.derive import DeploySpec
 from .values.machines import GIB, allocatable_cpu, allocatable_memory_gib
 from .values.node_fit import GPU_NODE_DAEMONSETS, Amounts, amounts, cpu_pool
 from .values.quantity import parse_quantity
 from .values.rules import cpu_pool_pods, pod_sidecars
-from .verl_check.rules import Problem, model_billions, ray_cpus_per_gpu
+from .values.verl_placement import ray_cpus_per_gpu
 from .verl_check.steps import steps_per_epoch, total_steps
 
 # Bytes per parameter of the FSDP actor: fp32 master weights, fp32 gradients, Adam's two moments.
@@ -32,7 +34,7 @@ class Plan:
     memory_per_gpu_gb: dict[str, Any]
     storage_gb: dict[str, Any]
     cost: dict[str, Any]
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -97,12 +99,12 @@ def make_plan(
         "idle": "GPU pool autoscales to 0 when no run holds it (Standard; Autopilot makes nodes per pod): "
         + CAPACITIES[v.cluster.capacity].idle_note,
     }
-    warnings = [p.line() for p in problems]
+    warnings = list(problems)
     if billions and memory["total_gb"] > gpu.gpu_memory_gb:
-        warnings.append(
-            f"warning: estimated {memory['total_gb']} GB per GPU exceeds the "
-            f"{gpu.gpu_memory_gb} GB of a {gpu.name}"
+        too_much = (
+            f"estimated {memory['total_gb']} GB per GPU exceeds the {gpu.gpu_memory_gb} GB of a {gpu.name}"
         )
+        warnings.append(Problem("warning", PLAN, "training.gpuMemoryUtilization", too_much))
     return Plan(
         {
             "type": gpu.name,
@@ -161,7 +163,7 @@ def render_text(plan: Plan, width: int = 100) -> str:
     idle = "" if c["idle_per_hour"] is None else f"{c['idle_per_hour']:.2f} per idle hour of GPUs; "
     console.print(f"Idle: {idle}{c['idle']}", soft_wrap=True)
     for w in plan.warnings:
-        console.print(w, soft_wrap=True)
+        console.print(w.line(), soft_wrap=True, markup=False)
     return console.export_text()
 
 

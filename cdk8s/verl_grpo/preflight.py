@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 import uuid
@@ -35,6 +36,36 @@ def incomplete(role: str, folder: str) -> list[str]:
 
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt")
+
+# `--wait auto`: long enough for the data-prep Job to fetch the model, so a run started together
+# with it (Flux and kubectl apply have no sync waves) waits instead of failing. The Job's time is
+# its pod's start (the verl image is ~15 GB on a cold node), verl's clone and GSM8K, then the
+# weights: 2 bytes per parameter (bf16) at a sustained download rate. The rate is a conservative
+# assumption for one pod pulling from the Hugging Face Hub into a GCS FUSE mount, not a measured
+# fact: a slower link needs preflight.waitSeconds.
+AUTO_BASE_SECONDS = 900
+DOWNLOAD_BYTES_PER_SECOND = 50e6
+AUTO_UNKNOWN_SIZE_SECONDS = 3600  # the model folder's name does not say its size
+
+
+def model_billions(path: str) -> float | None:
+    """Parameter count in billions from a model folder named like Qwen2.5-32B-Instruct."""
+    match = re.search(r"(\d+(?:\.\d+)?)[Bb](?![a-z])", path.rsplit("/", 1)[-1])
+    return float(match.group(1)) if match else None
+
+
+def wait_seconds(value: str, model: str) -> tuple[float, str]:
+    """Seconds to wait for missing inputs, and how that was decided."""
+    if value != "auto":
+        return float(value), "preflight.waitSeconds"
+    billions = model_billions(model)
+    if billions is None:
+        return AUTO_UNKNOWN_SIZE_SECONDS, "auto: the model's size is not in its folder name"
+    seconds = AUTO_BASE_SECONDS + billions * 1e9 * 2 / DOWNLOAD_BYTES_PER_SECOND
+    return seconds, (
+        f"auto: {AUTO_BASE_SECONDS} s + {billions:g}B parameters in bf16 at "
+        f"{DOWNLOAD_BYTES_PER_SECOND / 1e6:g} MB/s"
+    )
 
 
 def model_problems(model: str) -> list[str]:
@@ -153,10 +184,16 @@ def main(
     parser.add_argument("--checkpoints", required=True)
     parser.add_argument("--gpus-per-node", type=int, default=0, help="0 skips the GPU check")
     parser.add_argument("--nodes", type=int, default=1)
-    parser.add_argument("--wait", type=float, default=0, help="seconds to wait for missing inputs")
+    parser.add_argument(
+        "--wait", default="0", help="seconds to wait for missing inputs, or auto (sized from the model)"
+    )
     parser.add_argument("--interval", type=float, default=15)
     args = parser.parse_args(own)
-    deadline = time.monotonic() + args.wait
+    try:
+        wait, why = wait_seconds(args.wait, args.model)
+    except ValueError:
+        parser.error(f"--wait: {args.wait!r} is neither a number of seconds nor auto")
+    deadline = time.monotonic() + wait
     while True:
         problems = run_checks(args, nodes)
         if not problems:
@@ -166,7 +203,10 @@ def main(
             return 0
         if time.monotonic() >= deadline:
             break
-        print(f"preflight: waiting ({len(problems)} problems, first: {problems[0]})", flush=True)
+        print(
+            f"preflight: waiting up to {wait:.0f} s ({why}): {len(problems)} problems, first: {problems[0]}",
+            flush=True,
+        )
         time.sleep(min(args.interval, max(0.0, deadline - time.monotonic())))
     for p in problems:
         print(f"preflight: {p}", file=sys.stderr, flush=True)

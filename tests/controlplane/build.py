@@ -51,6 +51,11 @@ class Component:
     crds_from: str | None = None  # folder of the module source whose *.yaml files are copied to crds/
 
 
+# One wrapper per KubeRay minor the chart supports that the module proxy serves (`kuberay.version`
+# in the values; the proxy refuses v1.7.0's module zip, so 1.7 is checked against its CRDs only).
+# The first is the operator ControlPlane.start() runs unless told otherwise.
+KUBERAY_WRAPPERS = ("kuberay-v1.6", "kuberay-v1.5", "kuberay-v1.4")
+
 COMPONENTS: tuple[Component, ...] = (
     Component("etcd", "etcd", "go.etcd.io/etcd/server/v3", "go.etcd.io/etcd/server/v3"),
     *(
@@ -59,13 +64,16 @@ COMPONENTS: tuple[Component, ...] = (
         )
         for name in ("kube-apiserver", "kube-controller-manager", "kube-scheduler")
     ),
-    Component(
-        "ray-operator",
-        "kuberay",
-        "github.com/ray-project/kuberay/ray-operator",
-        "github.com/ray-project/kuberay/ray-operator",
-        # The CRDs the operator's own manifests install (kustomize base config/crd).
-        crds_from="config/crd/bases",
+    *(
+        Component(
+            "ray-operator",
+            wrapper,
+            "github.com/ray-project/kuberay/ray-operator",
+            "github.com/ray-project/kuberay/ray-operator",
+            # The CRDs the operator's own manifests install (kustomize base config/crd).
+            crds_from="config/crd/bases",
+        )
+        for wrapper in KUBERAY_WRAPPERS
     ),
 )
 
@@ -194,10 +202,29 @@ def build(component: Component, goversion: str) -> Path:
     return final
 
 
+def kuberay_version(component: Component) -> str:
+    """The operator's version without the v, as `kuberay.version` spells it."""
+    return required_version(component.wrapper, component.module).lstrip("v")
+
+
 def ensure_built() -> dict[str, Path]:
-    """Build what is missing; return each component's cache folder by name."""
+    """Build what is missing; return each component's cache folder by name: the operators as
+    ``ray-operator`` (the first, the default) and ``ray-operator@<version>`` (each)."""
     goversion = go_version()
-    return {c.name: build(c, goversion) for c in COMPONENTS}
+    dirs: dict[str, Path] = {}
+    for c in COMPONENTS:
+        path = build(c, goversion)
+        if c.name == "ray-operator":
+            dirs.setdefault(c.name, path)
+            dirs[f"{c.name}@{kuberay_version(c)}"] = path
+        else:
+            dirs[c.name] = path
+    return dirs
+
+
+def kuberay_versions() -> list[str]:
+    """The KubeRay versions the tier builds, default first (no build needed to answer)."""
+    return [kuberay_version(c) for c in COMPONENTS if c.name == "ray-operator"]
 
 
 def main() -> int:

@@ -43,7 +43,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 
-from .build import REPO, ensure_built
+from .build import REPO, ensure_built, kuberay_versions
 
 KUBECTL_CANDIDATES = (REPO / ".venv" / "bin" / "kubectl",)
 LOOPBACK = "127.0.0.1"
@@ -309,21 +309,30 @@ class ControlPlane:
     procs: list[Proc] = field(default_factory=list)
     started_seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)  # start-up seconds per phase
+    kuberay_version: str = ""  # the operator's version, as kuberay.version spells it
 
     def __post_init__(self) -> None:
         self.kubeconfig = self.workdir / "kubeconfig"
 
     @classmethod
     @contextmanager
-    def start(cls, keep_workdir: bool | None = None) -> Iterator[ControlPlane]:
-        """Build (if needed) and start everything; stop everything when the block ends, however it ends."""
+    def start(cls, keep_workdir: bool | None = None, kuberay: str | None = None) -> Iterator[ControlPlane]:
+        """Build (if needed) and start everything; stop everything when the block ends, however it ends.
+
+        ``kuberay``: the operator version to run (one of build.kuberay_versions()), its own CRDs
+        installed; the default operator otherwise."""
         dirs = ensure_built()
+        operator = dirs["ray-operator" if kuberay is None else f"ray-operator@{kuberay}"]
         if keep_workdir is None:
             keep_workdir = os.environ.get("CONTROLPLANE_KEEP_WORKDIR") == "1"
         cp = cls(
+            kuberay_version=kuberay or kuberay_versions()[0],
             workdir=Path(tempfile.mkdtemp(prefix="controlplane-")),
-            binaries={name: d / name for name, d in dirs.items()},
-            crd_dir=dirs["ray-operator"] / "crds",
+            binaries={
+                **{name: d / name for name, d in dirs.items() if "@" not in name},
+                "ray-operator": operator / "ray-operator",
+            },
+            crd_dir=operator / "crds",
             kubectl_path=find_kubectl(),
             keep_workdir=keep_workdir,
         )
@@ -506,7 +515,7 @@ class ControlPlane:
         self._spawn(
             "ray-operator",
             [
-                # Flag names: ray-operator/main.go@v1.6.0 (defaults :8080, :8082, leader election on).
+                # Flags: ray-operator/main.go@v1.4.2/v1.5.1/v1.6.1 (defaults :8080, :8082, leader election).
                 "--metrics-addr=0",  # "0" turns the controller-runtime metrics server off
                 f"--health-probe-bind-address={probe}",
                 "--enable-leader-election=false",

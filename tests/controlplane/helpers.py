@@ -93,11 +93,24 @@ def labelled(cp: ControlPlane, kinds: Iterable[str], selector: str) -> list[str]
     return out.split()
 
 
-def existing(cp: ControlPlane, kind: str, *names: str) -> list[str]:
-    """Which of the named cluster-scoped objects exist (``--ignore-not-found`` keeps it one call)."""
+def existing(cp: ControlPlane, kind: str, *names: str, namespace: str | None = None) -> list[str]:
+    """Which of the named objects exist (``--ignore-not-found`` keeps it one call); cluster-scoped
+    ones unless a namespace is given."""
     if not names:
         return []
-    return cp.kubectl("get", kind, *names, "--ignore-not-found", "-o", "name").split()
+    where = ("-n", namespace) if namespace else ()
+    return cp.kubectl("get", kind, *names, *where, "--ignore-not-found", "-o", "name").split()
+
+
+def release_pvs(cp: ControlPlane, namespace: str, release: str) -> list[str]:
+    """The PersistentVolumes (``persistentvolume/<name>``) of a release's claims: cluster-scoped,
+    so not deleted with the namespace, and named after a digest of the bucket and capacity."""
+    return sorted(
+        f"persistentvolume/{pv['metadata']['name']}"
+        for pv in items(cp, "pv")
+        if (ref := pv["spec"].get("claimRef", {})).get("namespace") == namespace
+        and ref.get("name", "").startswith(f"{release}-")
+    )
 
 
 def begin_namespace_deletion(cp: ControlPlane, namespace: str) -> None:

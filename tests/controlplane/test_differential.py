@@ -1,7 +1,7 @@
 """Differential validation: `verl-grpo validate` against the real API server's verdict.
 
 Every object the validation tests use (each shipped profile's objects, and each planted defect of
-tests/test_validate.py) goes through the validator and through `kubectl apply --server-side
+tests/validate/test_validator.py) goes through the validator and through `kubectl apply --server-side
 --dry-run=server --validate=strict`. Where the verdicts differ, the difference is either a failing
 test or an entry of KNOWN_DIFFERENCES with its reason.
 """
@@ -19,7 +19,7 @@ import yaml
 from verl_grpo.validate.documents import Document
 from verl_grpo.validate.validator import ManifestValidator
 
-from ..test_validate import DEFECTS, with_networks
+from ..validate.test_validator import DEFECTS, with_networks
 from .cluster import ControlPlane
 
 pytestmark = pytest.mark.controlplane
@@ -36,6 +36,7 @@ OUTSIDE_THE_API_SERVER = {
     "kuberay-start-params-strings": "rayStartParams is a string map in the CRD: the server refuses it too",
     "kuberay-entrypoint-one-command": "a shell-level fact about KubeRay's submitter, not a schema",
     "ray-runtime-env": "Ray parses runtimeEnvYAML when the job is submitted",
+    "tp-divides-node": "verl and vLLM refuse it when the workers start, GPUs allocated",
     "gke-interfaces-json": "GKE's multi-network webhook, absent here",
     "gke-interfaces-network": "GKE's multi-network webhook, absent here",
     "gke-capacity-selectors": "selectors that match no node: the scheduler leaves the pod Pending",

@@ -9,8 +9,8 @@ What only a real control plane can say, and unit tests of the rendering cannot:
 * Helm's install/upgrade/uninstall cycle works with the objects the operator and controllers
   act on in between. Helm 4 upgrades by server-side apply: a field a controller took over makes
   the upgrade conflict (found here for KubeRay and the RayJob's worker group, since fixed), and
-  a field the server holds immutable makes it fail: those refusals are strict xfails carrying
-  the server's exact message, so they stay visible until fixed;
+  a field the server holds immutable makes it fail (found here for the PVs, PVCs and the
+  data-prep Job, since named after what they hold immutable);
 * the ownership split between scripts/40-rdma.sh (cluster-scoped Network objects) and releases.
 
 There are no Nodes in this module: the pods KubeRay and the Job controller create stay unbound,
@@ -45,6 +45,7 @@ from .helpers import (
     labelled,
     namespaced_kinds,
     pods,
+    release_pvs,
     synth,
     wait_for,
 )
@@ -76,10 +77,6 @@ UPGRADE_ARGS = (
     "--set",
     "dataPrep.enabled=false",
 )
-
-
-class ServerRefusal(Exception):
-    """An upgrade the server refused with exactly the message a known issue predicts (xfail)."""
 
 
 # --- the KubeRay round trip -----------------------------------------------------------------------
@@ -166,18 +163,14 @@ def doomed(control_plane: ControlPlane) -> Iterator[list[str]]:
     await_namespaces_deleted(control_plane, names)
 
 
-def pv_names(namespace: str, release: str) -> list[str]:
-    # Cluster-scoped, so named <namespace>-<claim>: releases in other namespaces never collide.
-    return [f"{namespace}-{release}-data", f"{namespace}-{release}-checkpoints"]
-
-
 def cleanup(cp: ControlPlane, helm: Helm | None, namespace: str, release: str, doomed: list[str]) -> None:
     """Whatever a test left, failed or not: the release, its namespace, its PersistentVolumes."""
     if helm is not None:
         helm.run("uninstall", release, "-n", namespace, "--ignore-not-found")
     begin_namespace_deletion(cp, namespace)
     doomed.append(namespace)
-    cp.kubectl("delete", "pv", *pv_names(namespace, release), "--ignore-not-found", "--wait=false")
+    if pvs := release_pvs(cp, namespace, release):
+        cp.kubectl("delete", *pvs, "--ignore-not-found", "--wait=false")
 
 
 def kubectl_run(cp: ControlPlane, *args: str) -> subprocess.CompletedProcess[str]:
@@ -295,11 +288,21 @@ def learning_rate(entrypoint: str) -> float:
     return float(match.group(1))
 
 
-def check_upgraded(cp: ControlPlane, overlay: Overlay) -> None:
-    """The objects read back from the server show the three changed values."""
+def live_rayjobs(cp: ControlPlane, namespace: str) -> list[dict[str, Any]]:
+    """The namespace's RayJobs that are not being deleted."""
+    return [j for j in items(cp, "rayjobs", "-n", namespace) if not j["metadata"].get("deletionTimestamp")]
+
+
+def check_upgraded(cp: ControlPlane, overlay: Overlay, replaced: list[str]) -> None:
+    """The objects read back from the server show the three changed values; a RayJob is a new one
+    (its name follows its spec) and the ones it replaced are gone."""
     ns = r = overlay.release
     if overlay.run_kind == "RayJob":
-        (job,) = items(cp, "rayjob", f"{r}-grpo-001", "-n", ns)
+        wait_for(f"RayJobs {replaced} deleted", lambda: not existing(cp, "rayjob", *replaced, namespace=ns))
+        (job,) = live_rayjobs(cp, ns)
+        assert (
+            job["metadata"]["name"].startswith(f"{r}-grpo-001-") and job["metadata"]["name"] not in replaced
+        )
         workers = job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]
         entrypoint = job["spec"]["entrypoint"]
     else:
@@ -337,12 +340,22 @@ def test_overlay_installs_upgrades_and_uninstalls(
             wait_for_finalizer(cp, namespace, rayjobs[0]["metadata"]["name"])
         wait_for("KubeRay's Ray head pod", lambda: pods(cp, namespace, "ray.io/node-type=head"))
 
-        done = helm.run("upgrade", *chart_args, *UPGRADE_ARGS)
+        upgrade_args = UPGRADE_ARGS
+        if overlay.run_kind == "RayJob":
+            # The run changes (workers, learning rate) while the RayJob has not finished: refused
+            # unless run.replaceRunning (the run guard in NOTES.txt; test_run_guard below).
+            refused = helm.run("upgrade", *chart_args, *upgrade_args)
+            assert (
+                refused.returncode != 0
+                and "run.replaceRunning: this upgrade changes the run" in refused.stderr
+            )
+            upgrade_args = (*UPGRADE_ARGS, "--set", "run.replaceRunning=true")
+        done = helm.run("upgrade", *chart_args, *upgrade_args)
         if done.returncode != 0:
             refusals.append(f"helm upgrade: {helm_error(done.stderr)}")
             # The workaround (take the worker group back), so that the rest of the cycle is checked.
-            helm.ok("upgrade", *chart_args, *UPGRADE_ARGS, "--force-conflicts")
-        check_upgraded(cp, overlay)
+            helm.ok("upgrade", *chart_args, *upgrade_args, "--force-conflicts")
+        check_upgraded(cp, overlay, replaced=[j["metadata"]["name"] for j in rayjobs])
 
         helm.ok("uninstall", release, "-n", namespace)
         # No --wait: the controllers finish the deletion (KubeRay's finalizer, owned pods, PVC protection).
@@ -350,7 +363,7 @@ def test_overlay_installs_upgrades_and_uninstalls(
             f"nothing labelled app.kubernetes.io/instance={release} and no PersistentVolume left",
             lambda: (
                 not labelled(cp, kinds, f"app.kubernetes.io/instance={release}")
-                and not existing(cp, "pv", *pv_names(namespace, release))
+                and not release_pvs(cp, namespace, release)
             ),
         )
         assert not helm.ok("list", "-n", namespace, "-q").split()
@@ -359,67 +372,54 @@ def test_overlay_installs_upgrades_and_uninstalls(
     assert_not_refused(refusals, rayjobs)
 
 
-# Values changes the server refuses to apply in place: a PersistentVolume's source is immutable,
-# and a statically provisioned claim cannot be resized. (The data-prep Job's pod template is
-# immutable too, but its name follows the values: see the test after these.) They are strict
-# xfails: the day such an upgrade goes through, the XPASS fails and the mark must go. Each with
-# the server's exact message (the PersistentVolume's carries a diff of its source).
-IMMUTABLE_CASES: dict[str, tuple[tuple[str, ...], list[str], str]] = {
-    "storage.bucket": (
-        ("--set", "storage.bucket=another-bucket"),
-        [
-            f'PersistentVolume "imm-storage-bucket-imm-storage-bucket-{claim}" is invalid: '
-            "spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation"
-            for claim in ("checkpoints", "data")
-        ],
-        'PersistentVolume "imm-storage-bucket-imm-storage-bucket-checkpoints" is invalid: '
-        "spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation "
-        '(diff: -"VolumeHandle": "verl-grpo-data:checkpoints" +"VolumeHandle": "another-bucket:checkpoints") '
-        "&& the same for PersistentVolume imm-storage-bucket-imm-storage-bucket-data",
-    ),
-    "storage.capacity": (
-        ("--set", "storage.capacity=1Ti"),
-        [
-            f'persistentvolumeclaims "imm-storage-capacity-{claim}" is forbidden: only dynamically '
-            "provisioned pvc can be resized and the storageclass that provisions the pvc must support resize"
-            for claim in ("checkpoints", "data")
-        ],
-        'persistentvolumeclaims "imm-storage-capacity-checkpoints" is forbidden: only dynamically '
-        "provisioned pvc can be resized and the storageclass that provisions the pvc must support resize && "
-        'persistentvolumeclaims "imm-storage-capacity-data" is forbidden: only dynamically provisioned '
-        "pvc can be resized and the storageclass that provisions the pvc must support resize",
-    ),
-}
-
-
+# Values the server holds immutable in place: a PersistentVolume's csi source ("spec.
+# persistentvolumesource is immutable after creation") and a statically bound claim's size ("only
+# dynamically provisioned pvc can be resized"); before, `helm upgrade` failed with exactly these.
+# The PV and PVC names now carry a digest of bucket and capacity, so such an upgrade makes a new
+# pair, points the pods at it and Helm deletes the old pair.
 @pytest.mark.parametrize(
-    "change",
+    ("change", "check"),
     [
-        pytest.param(
-            c, marks=pytest.mark.xfail(strict=True, raises=ServerRefusal, reason=IMMUTABLE_CASES[c][2])
-        )
-        for c in IMMUTABLE_CASES
+        (
+            "storage.bucket=another-bucket",
+            lambda pv: pv["spec"]["csi"]["volumeHandle"].startswith("another-bucket:"),
+        ),
+        ("storage.capacity=1Ti", lambda pv: pv["spec"]["capacity"]["storage"] == "1Ti"),
     ],
+    ids=["storage.bucket", "storage.capacity"],
 )
 def test_upgrade_of_a_value_the_server_holds_immutable(
-    control_plane: ControlPlane, helm: Helm, doomed: list[str], change: str
+    control_plane: ControlPlane, helm: Helm, doomed: list[str], change: str, check: Any
 ) -> None:
-    """A RayCluster overlay (no RayJob in the way), one value changed per upgrade."""
-    sets, fragments, _ = IMMUTABLE_CASES[change]
-    release = namespace = "imm-" + change.replace(".", "-")
+    """A RayCluster overlay (its pod templates follow an upgrade), one storage value changed."""
+    cp = control_plane
+    release = namespace = "imm-" + change.split("=")[0].replace(".", "-")
     values = str(OVERLAYS / "h200" / "raycluster" / "values.yaml")
     chart_args = (release, str(CHART), "-f", values, "-n", namespace)
     try:
         helm.ok("install", *chart_args, "--create-namespace")
-        done = helm.run("upgrade", *chart_args, *sets)
+        before = release_pvs(cp, namespace, release)
+        helm.ok("upgrade", *chart_args, "--set", change)
+        # The old claims are gone or going (PVC protection holds a claim only while a pod uses it;
+        # no pod runs here); Helm deleted the old PVs, which the Retain policy would otherwise keep.
+        wait_for(
+            "the old PersistentVolumes deleted",
+            lambda: not set(before) & set(release_pvs(cp, namespace, release)),
+        )
+        after = items(cp, "pv", *(n.split("/")[1] for n in release_pvs(cp, namespace, release)))
+        assert len(after) == 2 and all(check(pv) for pv in after)
+        claims = {c["metadata"]["name"] for c in items(cp, "pvc", "-n", namespace)}
+        assert claims == {pv["spec"]["claimRef"]["name"] for pv in after}
+        (cluster,) = items(cp, "rayclusters", "-n", namespace)
+        used = {
+            v["persistentVolumeClaim"]["claimName"]
+            for group in [cluster["spec"]["headGroupSpec"], *cluster["spec"]["workerGroupSpecs"]]
+            for v in group["template"]["spec"]["volumes"]
+            if "persistentVolumeClaim" in v
+        }
+        assert used == claims
     finally:
-        cleanup(control_plane, helm, namespace, release, doomed)
-    if done.returncode == 0:
-        return  # fixed: the strict xfail reports it
-    message = helm_error(done.stderr)
-    missing = [f for f in fragments if f not in message]
-    assert not missing, f"helm upgrade failed otherwise than known:\n{message}"
-    raise ServerRefusal(message)
+        cleanup(cp, helm, namespace, release, doomed)
 
 
 def test_upgrade_that_changes_the_data_prep_job_replaces_it(
@@ -439,6 +439,49 @@ def test_upgrade_that_changes_the_data_prep_job_replaces_it(
         assert [j["metadata"]["name"] for j in after] != before and len(after) == len(before) == 1
         (container,) = after[0]["spec"]["template"]["spec"]["containers"]
         assert container["image"].endswith(":vllm012.latest")
+    finally:
+        cleanup(cp, helm, namespace, release, doomed)
+
+
+def set_rayjob_status(cp: ControlPlane, namespace: str, name: str, status: str) -> None:
+    """What KubeRay writes when a run ends (there is no Ray here to finish one)."""
+    patch = json.dumps({"status": {"jobDeploymentStatus": status}})
+    cp.kubectl("patch", "rayjob", name, "-n", namespace, "--subresource=status", "--type=merge", "-p", patch)
+
+
+def test_run_guard(control_plane: ControlPlane, helm: Helm, doomed: list[str]) -> None:
+    """KubeRay ignores changes to an existing RayJob, so the RayJob's name follows its spec: a
+    changed run replaces the RayJob. Replacing one that has not finished fails the upgrade unless
+    run.replaceRunning; a finished one is replaced; a change outside the run keeps the RayJob."""
+    cp = control_plane
+    release = namespace = "run-guard"
+    chart_args = (release, str(CHART), "-f", str(OVERLAYS / "h200" / "values.yaml"), "-n", namespace)
+    try:
+        helm.ok("install", *chart_args, "--create-namespace")
+        (first,) = [j["metadata"]["name"] for j in live_rayjobs(cp, namespace)]
+        wait_for_finalizer(cp, namespace, first)
+
+        refused = helm.run("upgrade", *chart_args, "--set", "training.totalEpochs=3")
+        assert refused.returncode != 0
+        message = helm_error(refused.stderr)
+        assert f"replaces RayJob {first} (status " in message and "Set run.replaceRunning=true" in message
+        assert [j["metadata"]["name"] for j in live_rayjobs(cp, namespace)] == [first]  # nothing applied
+
+        set_rayjob_status(cp, namespace, first, "Complete")
+        helm.ok("upgrade", *chart_args, "--set", "training.totalEpochs=3")
+        wait_for(f"RayJob {first} deleted", lambda: not existing(cp, "rayjob", first, namespace=namespace))
+        (second,) = live_rayjobs(cp, namespace)
+        assert (
+            second["metadata"]["name"] != first and "'trainer.total_epochs=3'" in second["spec"]["entrypoint"]
+        )
+        wait_for_finalizer(cp, namespace, second["metadata"]["name"])
+
+        # Not part of the run's spec: the same RayJob, updated in place by server-side apply after
+        # KubeRay's own write-back, without a conflict and without the guard (it is not finished).
+        helm.ok("upgrade", *chart_args, "--set", "training.totalEpochs=3", "--set", "cluster.cpuNodeCount=3")
+        (same,) = live_rayjobs(cp, namespace)
+        assert same["metadata"]["name"] == second["metadata"]["name"]
+        assert same["metadata"]["uid"] == second["metadata"]["uid"]
     finally:
         cleanup(cp, helm, namespace, release, doomed)
 
@@ -526,19 +569,19 @@ def test_two_releases_in_two_namespaces_in_any_order(
     try:
         for namespace, values in users.items():
             helm.ok("install", "verl", str(CHART), "-f", values, "-n", namespace, "--create-namespace")
-        pvs = {ns: [f"persistentvolume/{n}" for n in pv_names(ns, "verl")] for ns in users}
-        assert all(existing(cp, "pv", *(n.split("/")[1] for n in names)) == names for names in pvs.values())
+        pvs = {ns: release_pvs(cp, ns, "verl") for ns in users}
+        assert all(len(names) == 2 for names in pvs.values()), pvs
         helm.ok(
             "upgrade", "verl", str(CHART), "-f", users["team-b"], "-n", "team-b", "--set", "worker.replicas=4"
         )
         helm.ok("uninstall", "verl", "-n", "team-a")  # the first one goes first
-        assert existing(cp, "pv", *pv_names("team-a", "verl")) == []
-        assert existing(cp, "pv", *pv_names("team-b", "verl")) == pvs["team-b"]
+        assert release_pvs(cp, "team-a", "verl") == []
+        assert release_pvs(cp, "team-b", "verl") == pvs["team-b"]
         team_b = items(cp, "rayclusters", "-n", "team-b")
         assert [c["spec"]["workerGroupSpecs"][0]["replicas"] for c in team_b] == [4]
         helm.ok("upgrade", "verl", str(CHART), "-f", users["team-b"], "-n", "team-b")
         helm.ok("uninstall", "verl", "-n", "team-b")
-        assert existing(cp, "pv", *pv_names("team-b", "verl")) == []
+        assert release_pvs(cp, "team-b", "verl") == []
         assert managers(cp, scripts_networks) == {SCRIPTS_FIELD_MANAGER}  # the shared networks stay
     finally:
         for namespace in users:

@@ -20,27 +20,39 @@ import pytest
 import yaml
 
 from ..kuberay_submitter import run_recorded
-from .build import REPO
-from .cluster import ControlPlane
+from .build import REPO, kuberay_versions
+from .cluster import ControlPlane, ControlPlaneError
 from .helpers import items, kubectl_json, wait_for
 
 pytestmark = pytest.mark.controlplane
 CLI = REPO / ".venv" / "bin" / "verl-grpo"
 
 
-@pytest.fixture(scope="module")
-def control_plane() -> Iterator[ControlPlane]:
-    """A control plane of this module's own: the operator's state after our RayJob (a cluster
-    marked Ready, a dashboard it keeps polling) and the pods left Pending must not reach the
-    scheduling tests, which count what binds where."""
-    with ControlPlane.start() as cp:
+@pytest.fixture(scope="module", params=kuberay_versions(), ids=lambda v: f"kuberay-{v}")
+def control_plane(request: pytest.FixtureRequest) -> Iterator[ControlPlane]:
+    """A control plane of this module's own, once per supported KubeRay operator (with that
+    version's own CRDs): the operator's state after our RayJob (a cluster marked Ready, a
+    dashboard it keeps polling) and the pods left Pending must not reach the scheduling tests,
+    which count what binds where."""
+    with ControlPlane.start(kuberay=request.param) as cp:
         yield cp
 
 
-def render(profile: str, namespace: str) -> list[dict[str, Any]]:
-    """The profile's objects as `verl-grpo synth` writes them, for this namespace."""
+def render(profile: str, namespace: str, kuberay: str) -> list[dict[str, Any]]:
+    """The profile's objects as `verl-grpo synth` writes them, for this namespace and operator."""
     done = subprocess.run(
-        [str(CLI), "synth", "--profile", profile, "-n", namespace, "-o", "-"],
+        [
+            str(CLI),
+            "synth",
+            "--profile",
+            profile,
+            "-n",
+            namespace,
+            "--set",
+            f"kuberay.version={kuberay}",
+            "-o",
+            "-",
+        ],
         capture_output=True,
         text=True,
         check=False,
@@ -91,7 +103,9 @@ def mark_running_and_ready(cp: ControlPlane, namespace: str, selector: str) -> i
 def test_rayjob_submitter_sends_the_whole_run_to_ray(control_plane: ControlPlane, tmp_path: Path) -> None:
     namespace = "op-rayjob"
     control_plane.kubectl("create", "namespace", namespace)
-    docs = [d for d in render("h200-standard", namespace) if d["kind"] != "Job"]
+    docs = [
+        d for d in render("h200-standard", namespace, control_plane.kuberay_version) if d["kind"] != "Job"
+    ]
     apply(control_plane, docs)
     (job,) = [d for d in docs if d["kind"] == "RayJob"]
     name = job["metadata"]["name"]
@@ -142,7 +156,11 @@ def test_raycluster_profile_gets_its_pods_and_head_service(
 ) -> None:
     namespace = "op-raycluster"
     control_plane.kubectl("create", "namespace", namespace)
-    docs = [d for d in render("b200-standard-raycluster", namespace) if d["kind"] != "Job"]
+    docs = [
+        d
+        for d in render("b200-standard-raycluster", namespace, control_plane.kuberay_version)
+        if d["kind"] != "Job"
+    ]
     apply(control_plane, docs)
     (cluster,) = [d for d in docs if d["kind"] == "RayCluster"]
     name = cluster["metadata"]["name"]
@@ -174,3 +192,20 @@ def test_raycluster_profile_gets_its_pods_and_head_service(
             == "ready"
         ),
     )
+
+
+def test_a_field_the_operator_lacks_is_refused_not_dropped(control_plane: ControlPlane) -> None:
+    """Why the fields follow kuberay.version: a RayJob rendered for a newer operator than the
+    cluster's is refused by a strict apply against the older CRD (and pruned by a lax one)."""
+    namespace = "op-version-skew"
+    control_plane.kubectl("create", "namespace", namespace)
+    newest = max(kuberay_versions(), key=lambda v: tuple(map(int, v.split("."))))
+    (job,) = [d for d in render("h200-standard", namespace, newest) if d["kind"] == "RayJob"]
+    job["metadata"]["name"] = "skew"
+    if "preRunningDeadlineSeconds" in (control_plane.crd_dir / "ray.io_rayjobs.yaml").read_text():
+        apply(control_plane, [job])
+        return
+    with pytest.raises(
+        ControlPlaneError, match=r"\.spec\.preRunningDeadlineSeconds: field not declared in schema"
+    ):
+        apply(control_plane, [job])

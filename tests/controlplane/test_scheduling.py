@@ -46,6 +46,7 @@ from .helpers import (
     begin_namespace_deletion,
     items,
     pods,
+    release_pvs,
     scheduled_condition,
     synth,
     unschedulable,
@@ -221,9 +222,8 @@ def lab(control_plane: ControlPlane, doomed: list[str]) -> Iterator[Callable[...
     for namespace, cluster in made:
         begin_namespace_deletion(control_plane, namespace)
         doomed.append(namespace)
-        # The PersistentVolumes are cluster-scoped (<namespace>-<claim>): not deleted with it.
-        pvs = [f"{namespace}-verl-data", f"{namespace}-verl-checkpoints"]
-        control_plane.kubectl("delete", "pv", *pvs, "--ignore-not-found", "--wait=false")
+        if pvs := release_pvs(control_plane, namespace, "verl"):
+            control_plane.kubectl("delete", *pvs, "--ignore-not-found", "--wait=false")
         control_plane.kubectl("delete", "nodes", *cluster.all, "--ignore-not-found", "--wait=false")
 
 
@@ -418,10 +418,19 @@ def test_pods_fit_beside_fuse_sidecars_and_system_pods(
 # --- what no longer fits stays Pending, with the scheduler's reason ------------------------------
 
 
+# A pod tried before the PV controller bound its claims says so until the scheduler's next
+# attempt: not the reason a test waits for.
+UNBOUND_CLAIMS = "unbound immediate PersistentVolumeClaims"
+
+
+def settled(texts: list[str]) -> list[str] | None:
+    return None if any(UNBOUND_CLAIMS in t for t in texts) else texts
+
+
 def pending_reasons(cp: ControlPlane, namespace: str, selector: str, count: int) -> list[str] | None:
-    """The PodScheduled messages once ``count`` matching pods are Unschedulable."""
+    """The PodScheduled messages once ``count`` matching pods are Unschedulable for a settled reason."""
     stuck = [p for p in pods(cp, namespace, selector) if unschedulable(p)]
-    return [message(p) for p in stuck] if len(stuck) >= count else None
+    return settled([message(p) for p in stuck]) if len(stuck) >= count else None
 
 
 def message(pod: dict[str, Any]) -> str:
@@ -484,7 +493,7 @@ def test_cpu_pool_of_one_node_leaves_a_pod_waiting(
         cpu_pods = [p for p in pods(cp, namespace) if role(p) != "worker"]
         stuck = [p for p in cpu_pods if unschedulable(p)]
         bound = [p for p in cpu_pods if p["spec"].get("nodeName")]
-        return [message(p) for p in stuck] if len(stuck) == 1 and len(bound) == 1 else None
+        return settled([message(p) for p in stuck]) if len(stuck) == 1 and len(bound) == 1 else None
 
     (text,) = wait_for("the head or the data-prep pod Unschedulable", one_waiting)
     assert "Insufficient cpu" in text, text

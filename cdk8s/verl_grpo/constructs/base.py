@@ -8,6 +8,8 @@ from constructs import Construct
 
 import cdk8s
 
+from .pod_security import skip_annotations
+
 # Argo CD sync waves: a wave is applied only once every object of the waves before it is healthy
 # (argoproj/gitops-engine pkg/sync/sync_context.go), and a Job is healthy only when it has
 # completed (pkg/health/health_job.go). So every object the data-prep Job uses comes first, the
@@ -17,6 +19,24 @@ WAVE_PREREQUISITES = "-2"
 WAVE_DATA = "-1"
 WAVE_RUN = "1"
 SYNC_WAVE = "argocd.argoproj.io/sync-wave"
+SPEC_DEFINE = ".spec"  # `<template>.spec` holds a spec whose digest `<template>.digest` gives
+
+# apiVersion and scope (namespaced?) of each kind the kit writes: Kubernetes' API reference,
+# KubeRay's CRDs (../shared/crds, ray.io/v1), and GKE's multi-network CRDs, whose Network and
+# GKENetworkParamSet are cluster-scoped (networking.gke.io/v1, ../shared/crds; GKE docs
+# cloud.google.com/kubernetes-engine/docs/how-to/setup-multinetwork-support-for-pods).
+KINDS = {
+    "ServiceAccount": ("v1", True),
+    "ConfigMap": ("v1", True),
+    "PersistentVolumeClaim": ("v1", True),
+    "PersistentVolume": ("v1", False),
+    "Job": ("batch/v1", True),
+    "NetworkPolicy": ("networking.k8s.io/v1", True),
+    "RayJob": ("ray.io/v1", True),
+    "RayCluster": ("ray.io/v1", True),
+    "Network": ("networking.gke.io/v1", False),
+    "GKENetworkParamSet": ("networking.gke.io/v1", False),
+}
 
 
 class ManifestConstruct(Construct):
@@ -26,36 +46,51 @@ class ManifestConstruct(Construct):
     instead of walking the construct tree through jsii (one round trip per call).
     """
 
-    def __init__(self, scope: Construct, id: str) -> None:
+    def __init__(self, scope: Construct, id: str, namespace: str) -> None:
         super().__init__(scope, id)
         self.construct_id = id
+        self.namespace = namespace  # of the namespaced objects it adds
         self.object_keys: list[tuple[str, str]] = []
+        # Subtrees the chart keeps in named templates: object key -> {path/in/object: define name}.
+        self.includes: dict[str, dict[str, str]] = {}
 
     def add_object(
         self,
         id: str,
-        *,
-        api_version: str,
         kind: str,
         name: str,
-        namespace: str | None = None,
-        annotations: dict[str, str] | None = None,
+        *,
+        skips: dict[str, str] | None = None,
         wave: str = WAVE_PREREQUISITES,
+        spec_template: str | None = None,
+        shared: dict[str, str] | None = None,
         body: dict[str, Any],
     ) -> None:
+        """`skips`: the checkov checks this object is exempt from, each with its reason.
+        `spec_template`: the chart keeps the spec in `<it>.spec` and its digest in `<it>.digest`
+        (Ops.spec_digest); `shared`: {path/in/object: define} for subtrees other objects hold too."""
+        api_version, namespaced = KINDS[kind]
         obj = cdk8s.ApiObject(
             self,
             id,
             api_version=api_version,
             kind=kind,
             metadata=cdk8s.ApiObjectMetadata(
-                name=name, namespace=namespace, annotations={SYNC_WAVE: wave, **(annotations or {})}
+                name=name,
+                namespace=self.namespace if namespaced else None,
+                annotations={SYNC_WAVE: wave, **skip_annotations(skips or {})},
             ),
         )
         # The Python ApiObject takes no spec=; top-level fields go in as JSON patches.
         for key, value in body.items():
             obj.add_json_patch(cdk8s.JsonPatch.add(f"/{key}", value))
-        self.object_keys.append((f"{self.construct_id}-{id}", kind))
+        key = f"{self.construct_id}-{id}"
+        self.object_keys.append((key, kind))
+        includes = dict(shared or {})
+        if spec_template:
+            includes["spec"] = f"{spec_template}{SPEC_DEFINE}"
+        if includes:
+            self.includes[key] = includes
 
 
 def pod_labels(release_name: str) -> dict[str, str]:

@@ -17,12 +17,13 @@ from .pod_security import (
     BATCH_EXCEPTIONS,
     HEAD_CONTAINER_SECURITY,
     hardened_pod,
-    skip_annotations,
 )
 from .scheduling import cpu_node_selector
 from .training_identity import TrainingIdentity
 
 VERL_REPOSITORY = "https://github.com/verl-project/verl"
+# The chart's named templates for the Job's spec and its digest (see Ops.spec_digest).
+DATA_PREP_TEMPLATE = "verl-grpo.dataPrepJob"
 
 SCRIPT = f"""set -euo pipefail
 step() {{  # step DIR FUNCTION: run FUNCTION unless DIR holds the marker, then write the marker
@@ -59,11 +60,10 @@ class DataPrepJob(ManifestConstruct):
         scope: Construct,
         id: str,
         spec: DeploySpec,
-        *,
-        storage: GcsFuseStorage,
         identity: TrainingIdentity,
+        storage: GcsFuseStorage,
     ) -> None:
-        super().__init__(scope, id)
+        super().__init__(scope, id, spec.release.namespace)
         v, rel, s = spec.values, spec.release, spec.values.storage
         if not v.data_prep.enabled:
             return
@@ -82,48 +82,46 @@ class DataPrepJob(ManifestConstruct):
                 "valueFrom": {"secretKeyRef": {"name": p.hf_token_secret, "key": "token", "optional": True}},
             },
         ]
+        job_spec = {
+            "backoffLimit": p.backoff_limit,
+            "template": {
+                "metadata": {
+                    "labels": pod_labels(rel.name),
+                    "annotations": storage.pod_annotations,
+                },
+                "spec": {
+                    **hardened_pod(identity.name),
+                    "restartPolicy": "Never",
+                    "nodeSelector": cpu_node_selector(v),
+                    "containers": [
+                        {
+                            "name": "data-prep",
+                            "image": f"{v.image.repository}:{v.image.tag}",
+                            "imagePullPolicy": v.image.pull_policy,
+                            "command": ["bash", "-c", SCRIPT],
+                            "env": env,
+                            "resources": {"requests": amounts, "limits": dict(amounts)},
+                            "securityContext": HEAD_CONTAINER_SECURITY,
+                            "volumeMounts": [
+                                {"name": "data", "mountPath": s.mount_path},
+                                {"name": "scratch", "mountPath": "/tmp"},
+                            ],
+                        }
+                    ],
+                    "volumes": [*storage.volumes()[:1], {"name": "scratch", "emptyDir": {}}],
+                },
+            },
+        }
         self.add_object(
             "job",
-            api_version="batch/v1",
             kind="Job",
             # A Job's pod template is immutable: `helm upgrade` or a GitOps sync that changes it
-            # fails ("field is immutable"). The name carries a digest of the values, so a change
+            # fails ("field is immutable"). The name carries a digest of the Job's spec, so a change
             # makes a new Job (its steps skip what the markers say is done) and the old one goes.
-            name=f"{rel.name}-data-prep-{spec.derived.values_digest}",
-            namespace=rel.namespace,
+            name=f"{rel.name}-data-prep-{spec.ops.spec_digest(job_spec, DATA_PREP_TEMPLATE)}",
             # After its ServiceAccount, volumes and ConfigMaps; Argo CD waits for it before the run.
             wave=WAVE_DATA,
-            annotations=skip_annotations(BATCH_EXCEPTIONS),
-            body={
-                "spec": {
-                    "backoffLimit": p.backoff_limit,
-                    "template": {
-                        "metadata": {
-                            "labels": pod_labels(rel.name),
-                            "annotations": storage.pod_annotations,
-                        },
-                        "spec": {
-                            **hardened_pod(identity.name),
-                            "restartPolicy": "Never",
-                            "nodeSelector": cpu_node_selector(v),
-                            "containers": [
-                                {
-                                    "name": "data-prep",
-                                    "image": f"{v.image.repository}:{v.image.tag}",
-                                    "imagePullPolicy": v.image.pull_policy,
-                                    "command": ["bash", "-c", SCRIPT],
-                                    "env": env,
-                                    "resources": {"requests": amounts, "limits": dict(amounts)},
-                                    "securityContext": HEAD_CONTAINER_SECURITY,
-                                    "volumeMounts": [
-                                        {"name": "data", "mountPath": s.mount_path},
-                                        {"name": "scratch", "mountPath": "/tmp"},
-                                    ],
-                                }
-                            ],
-                            "volumes": [*storage.volumes()[:1], {"name": "scratch", "emptyDir": {}}],
-                        },
-                    },
-                }
-            },
+            skips=BATCH_EXCEPTIONS,
+            spec_template=DATA_PREP_TEMPLATE,
+            body={"spec": job_spec},
         )

@@ -41,10 +41,15 @@ class GcsFuseStorage(ManifestConstruct):
     """Two statically bound PV/PVC pairs over one bucket; pods mount them through `volumes()`."""
 
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
-        super().__init__(scope, id)
+        super().__init__(scope, id, spec.release.namespace)
         v, rel = spec.values.storage, spec.release
-        self.data_claim = f"{rel.name}-data"
-        self.checkpoint_claim = f"{rel.name}-checkpoints"
+        # The names follow the bucket and capacity (Derived.storage_digest): changing either makes
+        # new PVs and PVCs (Helm and Argo CD prune the old pair) instead of an upgrade refused as
+        # "spec.persistentvolumesource is immutable" or "only dynamically provisioned pvc can be
+        # resized" (kube-apiserver, seen on the control-plane tier).
+        digest = spec.derived.storage_digest
+        self.data_claim = f"{rel.name}-data-{digest}"
+        self.checkpoint_claim = f"{rel.name}-checkpoints-{digest}"
         self._mounts = [
             ("data", self.data_claim, v.mount_path, True),
             ("checkpoints", self.checkpoint_claim, v.checkpoint_mount_path, False),
@@ -60,7 +65,6 @@ class GcsFuseStorage(ManifestConstruct):
                 attributes["gcsfuseMetadataPrefetchOnMount"] = "true"
             self.add_object(
                 f"pv-{role}",
-                api_version="v1",
                 kind="PersistentVolume",
                 name=volume,
                 body={
@@ -85,10 +89,8 @@ class GcsFuseStorage(ManifestConstruct):
             )
             self.add_object(
                 f"pvc-{role}",
-                api_version="v1",
                 kind="PersistentVolumeClaim",
                 name=claim,
-                namespace=rel.namespace,
                 body={
                     "spec": {
                         "accessModes": ["ReadWriteMany"],

@@ -20,7 +20,7 @@ class NetworkMapping(ManifestConstruct):
     """
 
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
-        super().__init__(scope, id)
+        super().__init__(scope, id, spec.release.namespace)
         self.networks = nic_networks(spec.values.network.prefix)
         if not spec.values.network.create_objects:
             return
@@ -28,14 +28,12 @@ class NetworkMapping(ManifestConstruct):
             suffix = "gvnic" if i == 0 else f"rdma-{i - 1}"
             self.add_object(
                 f"params-{suffix}",
-                api_version="networking.gke.io/v1",
                 kind="GKENetworkParamSet",
                 name=net.name,
                 body={"spec": {"vpc": net.vpc, "vpcSubnet": net.subnet, "deviceMode": net.device_mode}},
             )
             self.add_object(
                 f"network-{suffix}",
-                api_version="networking.gke.io/v1",
                 kind="Network",
                 name=net.name,
                 body={

@@ -9,23 +9,20 @@ from __future__ import annotations
 from constructs import Construct
 
 from ..values.derive import DeploySpec
+from ..values.kuberay import DASHBOARD_PORT
 from .base import ManifestConstruct, pod_labels
-from .pod_security import NAMESPACED_EXCEPTIONS, skip_annotations
-
-DASHBOARD_PORT = 8265
+from .pod_security import NAMESPACED_EXCEPTIONS
 
 
 class RayNetworkPolicy(ManifestConstruct):
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
-        super().__init__(scope, id)
+        super().__init__(scope, id, spec.release.namespace)
         rel = spec.release
         self.add_object(
             "network-policy",
-            api_version="networking.k8s.io/v1",
             kind="NetworkPolicy",
             name=f"{rel.name}-ray",
-            namespace=rel.namespace,
-            annotations=skip_annotations(NAMESPACED_EXCEPTIONS),
+            skips=NAMESPACED_EXCEPTIONS,
             body={
                 "spec": {
                     "podSelector": {"matchLabels": pod_labels(rel.name)},

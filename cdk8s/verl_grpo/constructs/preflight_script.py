@@ -9,7 +9,7 @@ from constructs import Construct
 
 from ..values.derive import DeploySpec
 from .base import ManifestConstruct
-from .pod_security import NAMESPACED_EXCEPTIONS, skip_annotations
+from .pod_security import NAMESPACED_EXCEPTIONS
 
 
 def submit_config_map_name(spec: DeploySpec) -> str:
@@ -23,7 +23,7 @@ def preflight_source() -> str:
 
 class PreflightScript(ManifestConstruct):
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
-        super().__init__(scope, id)
+        super().__init__(scope, id, spec.release.namespace)
         self.mount_path = spec.values.preflight.mount_path
         self.config_map = f"{spec.release.name}-preflight"
         # On a long-lived RayCluster the head also carries entrypoint.sh beside preflight.py, so a
@@ -34,11 +34,9 @@ class PreflightScript(ManifestConstruct):
             self.sources.append(submit_config_map_name(spec))
         self.add_object(
             "config-map",
-            api_version="v1",
             kind="ConfigMap",
             name=self.config_map,
-            namespace=spec.release.namespace,
-            annotations=skip_annotations(NAMESPACED_EXCEPTIONS),
+            skips=NAMESPACED_EXCEPTIONS,
             body={"data": {"preflight.py": preflight_source()}},
         )
 

@@ -44,6 +44,11 @@ def ray_cluster_name(spec: DeploySpec) -> str:
     return f"{spec.release.name}-{spec.values.gpu.type}"
 
 
+# The chart keeps the cluster spec, which a RayCluster and a RayJob's rayClusterSpec both hold,
+# in one named template.
+CLUSTER_SPEC_TEMPLATE = "verl-grpo.rayClusterSpec"
+
+
 class VerlRayCluster(ManifestConstruct):
     """Builds the RayCluster spec; renders a RayCluster object only when run.kind is RayCluster."""
 
@@ -58,7 +63,7 @@ class VerlRayCluster(ManifestConstruct):
         identity: TrainingIdentity,
         preflight: PreflightScript,
     ) -> None:
-        super().__init__(scope, id)
+        super().__init__(scope, id, spec.release.namespace)
         self.name = ray_cluster_name(spec)
         self.spec = {
             "rayVersion": spec.values.ray.version,
@@ -68,11 +73,10 @@ class VerlRayCluster(ManifestConstruct):
         if spec.values.run.kind == "RayCluster":
             self.add_object(
                 "ray-cluster",
-                api_version="ray.io/v1",
                 kind="RayCluster",
                 name=self.name,
-                namespace=spec.release.namespace,
                 wave=WAVE_RUN,  # GPUs only once the data is there (Argo CD; see base.py)
+                shared={"spec": CLUSTER_SPEC_TEMPLATE},
                 body={"spec": self.spec},
             )
 

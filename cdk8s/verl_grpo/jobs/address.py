@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import urlparse
 
+from ..values.kuberay import DASHBOARD_PORT
 from .errors import JobsError
 
-DASHBOARD_PORT = 8265
 HEAD_SELECTOR = "ray.io/node-type=head"
 FORWARDING = re.compile(r"Forwarding from 127\.0\.0\.1:(\d+) -> \d+")
 FORWARD_TIMEOUT_S = 30.0

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from .client import TERMINAL, Connection, client_version, connect, request_error, version_problems
 from .errors import JobsError
+from .log_errors import MOST, exception_line
 from .progress import ProgressDisplay, RunProgress
 from .step_lines import SCORE, parse_step_line, step_records
 
@@ -109,6 +110,7 @@ def _job_logs(conn: Connection, job_id: str) -> str:
 def _follow(conn: Connection, job_id: str, total_steps: int | None) -> int:
     info = _job_info(conn, job_id)
     run = RunProgress(total_steps)
+    errors: dict[str, None] = {}  # the log's exception lines, first first
     if info.start_time:
         run.started = info.start_time / 1000  # Ray's clock: elapsed counts from the job's start
 
@@ -127,6 +129,8 @@ def _follow(conn: Connection, job_id: str, total_steps: int | None) -> int:
         record = parse_step_line(line)
         if record is not None:
             display.update(record)
+        elif len(errors) < MOST and (error := exception_line(line)) is not None:
+            errors.setdefault(error)
 
     try:
         with ProgressDisplay(run) as display:
@@ -151,16 +155,25 @@ def _follow(conn: Connection, job_id: str, total_steps: int | None) -> int:
         Console(soft_wrap=False).print(run.summary(job_id, status))
     if status != "SUCCEEDED":
         print(f"verl-grpo: job {job_id} {status}", file=sys.stderr)
-        for line in _tail(info.message or ""):
+        message = _tail(info.message or "")
+        if errors:  # Ray's message keeps 10 log lines, which shutdown noise can fill (log_errors.py)
+            message = [
+                *_tail(info.message or "", first=True),
+                "exceptions in the log:",
+                *(f"  {e}" for e in errors),
+            ]
+        for line in message:
             print(f"  {line}", file=sys.stderr)
         return EXIT_FAILED
     print(f"job {job_id} SUCCEEDED", file=sys.stderr)
     return 0
 
 
-def _tail(message: str, lines: int = 12) -> list[str]:
-    """The end of Ray's message: where the failing program (verl, Hydra) says what went wrong."""
-    return [line for line in message.splitlines() if line.strip()][-lines:]
+def _tail(message: str, lines: int = 12, first: bool = False) -> list[str]:
+    """The end of Ray's message: where the failing program (verl, Hydra) says what went wrong;
+    `first`: its first line only, Ray's own words (exit code, or why the job never started)."""
+    shown = [line for line in message.splitlines() if line.strip()]
+    return shown[:1] if first else shown[-lines:]
 
 
 def _status(conn: Connection, args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ import yaml
 from .. import __version__
 from ..constructs.runtime_env import compose_entrypoint, entrypoint, runtime_env_yaml
 from ..constructs.verl_ray_cluster import ray_cluster_name
+from ..validate.ray_runtime_env import unknown_field_problems
 from ..values.derive import DeploySpec
 from .errors import JobsError
 
@@ -31,6 +32,8 @@ def validated_runtime_env(text: str) -> dict[str, object]:
     parsed = yaml.safe_load(text)
     if not isinstance(parsed, dict):
         raise JobsError(f"runtime env: not a mapping: {text!r}")
+    if unknown := unknown_field_problems(parsed):
+        raise JobsError(f"runtime env: {unknown[0][1]}")
     try:
         return RuntimeEnv(**parsed).to_dict()
     except (TypeError, ValueError) as e:

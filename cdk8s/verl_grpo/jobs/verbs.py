@@ -30,7 +30,9 @@ def _address_flags(p: argparse.ArgumentParser, namespace: bool = True) -> None:
     )
 
 
-def add_job_verbs(verbs: argparse._SubParsersAction, values_flags: Callable) -> None:
+def add_job_verbs(
+    verbs: argparse._SubParsersAction, values_flags: Callable, run: Callable[[argparse.Namespace], int]
+) -> None:
     submit = verbs.add_parser(
         "submit", help="submit the GRPO run to a RayCluster through Ray's Jobs API (prints the job id)"
     )
@@ -82,3 +84,5 @@ def add_job_verbs(verbs: argparse._SubParsersAction, values_flags: Callable) -> 
     )
     metrics.add_argument("--png", type=Path, default=None, metavar="FILE", help="plot the keys over steps")
     metrics.add_argument("--csv", type=Path, default=None, metavar="FILE", help="write step,KEY,... rows")
+    for verb in (submit, status, logs, stop, metrics):
+        verb.set_defaults(run=run)

@@ -1,15 +1,19 @@
-"""Turn marker-mode renderings into Helm templates: one file per object, one block per variant."""
+"""Turn marker-mode renderings into Helm templates: one file per object, its variants merged into
+one tree with guards only around the subtrees where they differ."""
 
 from __future__ import annotations
 
 import itertools
 import json
-from collections import defaultdict
+import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..values.refs import MARKER, MarkerTable
-from .yaml_io import dump
+from ..values.refs import GATE, MARKER, MarkerTable
+from ..yaml_io import dump
+
+if TYPE_CHECKING:
+    from .facts import Facts
 
 
 @dataclass(frozen=True)
@@ -25,33 +29,203 @@ class Dimension:
 
 
 Combo = tuple[Any, ...]
+# A Go template string literal, as json.dumps writes the ones in our actions (_action).
+LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 def combos(dims: list[Dimension]) -> list[Combo]:
     return list(itertools.product(*(d.choices for d in dims)))
 
 
-def to_template(manifest: dict[str, Any], table: MarkerTable) -> str:
-    """YAML text of one object whose marker strings became `{{ ... }}` actions."""
+@dataclass(frozen=True)
+class Action:
+    """A scalar the template computes: the text of one `{{ ... }}` action."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Variants:
+    """A value that differs between variants: (guard, value) pairs; a None guard is the `else`."""
+
+    choices: tuple[tuple[str | None, Any], ...]
+
+
+class GatedKey(NamedTuple):
+    """A mapping key present only when `condition` holds (Ops.fields_since)."""
+
+    condition: str
+    key: str
+
+
+def to_tree(node: Any, table: MarkerTable) -> Any:
+    """One variant's object with its marker strings turned into Actions and its gated keys into
+    GatedKeys, so that trees of different variants (each with its own marker table) compare."""
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            if gate := GATE.match(str(key)):
+                key = GatedKey(table.gates[int(gate.group(1))], key[gate.end() :])
+            else:
+                assert not MARKER.search(str(key)) and "{{" not in str(key), f"template in a key: {key}"
+            out[key] = to_tree(value, table)
+        return out
+    if isinstance(node, list):
+        return [to_tree(v, table) for v in node]
+    if isinstance(node, str) and (MARKER.search(node) or "{{" in node or "}}" in node):
+        return Action(_action(node, table))
+    return node
+
+
+def merge(trees: dict[Combo, Any], dims: list[Dimension], facts: Facts | None = None) -> Any:
+    """One tree for all variants: what they share once, a Variants node at the smallest subtree
+    where they differ (a mapping key missing in some variants is a Variants without an `else`),
+    or a lookup in `facts` where a scalar differs only with the GPU type and mode."""
+    return _Merge(set(trees), dims, facts).tree(trees, ())
+
+
+@dataclass(frozen=True)
+class _Merge:
+    context: set[Combo]  # the variants the object exists in: guards tell apart only these
+    dims: list[Dimension]
+    facts: Facts | None
+
+    def tree(self, trees: dict[Combo, Any], path: tuple[Any, ...]) -> Any:
+        values = list(trees.values())
+        if len({repr(v) for v in values}) == 1:
+            return values[0]
+        if all(isinstance(v, dict) for v in values):
+            out = {}
+            for k in _key_order([list(v) for v in values]):
+                having = {c: t[k] for c, t in trees.items() if k in t}
+                if len(having) == len(trees):
+                    out[k] = self.tree(having, (*path, k))
+                else:  # a key missing in some variants
+                    assert not isinstance(k, GatedKey), f"a gated key that also varies: {k}"
+                    out[k] = self.variants(having, (*path, k))
+            return out
+        if all(isinstance(v, list) for v in values) and len({len(v) for v in values}) == 1:
+            items = [
+                self.tree({c: t[i] for c, t in trees.items()}, (*path, i)) for i in range(len(values[0]))
+            ]
+            # A list item cannot carry a guard, nor can the first key of a mapping item ("- key:").
+            if not any(isinstance(i, Variants) or _first_value_varies(i) for i in items):
+                return items
+        return self.variants(trees, path)
+
+    def variants(self, trees: dict[Combo, Any], path: tuple[Any, ...]) -> Any:
+        complete = set(trees) == self.context
+        if self.facts is not None and complete and (lookup := self.facts.lookup(trees, path)) is not None:
+            return lookup
+        groups: dict[str, tuple[set[Combo], Any]] = {}
+        for c, v in trees.items():
+            groups.setdefault(repr(v), (set(), v))[0].add(c)
+        order = combos(self.dims)
+        ordered = sorted(groups.values(), key=lambda g: min(order.index(c) for c in g[0]))
+        choices = []
+        for i, (group, value) in enumerate(ordered):
+            last = i == len(ordered) - 1
+            guard = None if complete and last and i > 0 else condition(group, self.dims, self.context)
+            choices.append((guard, value))
+        return Variants(tuple(choices))
+
+
+def _key_order(orders: list[list[Any]]) -> list[Any]:
+    """All keys, each after every key that precedes it in any variant (so each variant's output
+    keeps its own order); first appearance breaks ties, and a contradiction."""
+    first: list[Any] = []
+    for order in orders:
+        first += [k for k in order if k not in first]
+    placed: list[Any] = []
+    while len(placed) < len(first):
+        ready = [
+            k
+            for k in first
+            if k not in placed and all(set(o[: o.index(k)]) <= set(placed) for o in orders if k in o)
+        ]
+        placed.append(ready[0] if ready else next(k for k in first if k not in placed))
+    return placed
+
+
+def _first_value_varies(item: Any) -> bool:
+    if not isinstance(item, dict) or not item:
+        return False
+    first_key, first = next(iter(item.items()))
+    return isinstance(first, Variants) or isinstance(first_key, GatedKey)
+
+
+def render_tree(tree: Any) -> str:
+    """YAML text of a merged tree: Actions as `{{ ... }}`, Variants and GatedKeys as guarded keys."""
     actions: list[str] = []
+    guards: list[tuple[str, str | None]] = []  # (IF, ELIF or ELSE; condition)
+
+    def guarded(kind: str, cond: str | None, key: str) -> str:
+        guards.append((kind, cond))
+        return f"__{kind}{len(guards) - 1}__{key}"
 
     def convert(node: Any) -> Any:
-        if isinstance(node, dict):
-            for key in node:
-                assert not MARKER.search(str(key)) and "{{" not in str(key), f"template in a key: {key}"
-            return {k: convert(v) for k, v in node.items()}
+        if isinstance(node, Action):
+            actions.append(node.text)
+            return f"__TPL{len(actions) - 1}__"
         if isinstance(node, list):
             return [convert(v) for v in node]
-        if isinstance(node, str) and (MARKER.search(node) or "{{" in node or "}}" in node):
-            actions.append(_action(node, table))
-            return f"__TPL{len(actions) - 1}__"
-        return node
+        if not isinstance(node, dict):
+            return node
+        out = {}
+        for key, value in node.items():
+            if isinstance(key, GatedKey):
+                out[guarded("IF", key.condition, key.key)] = convert(value)
+            elif isinstance(value, Variants):
+                for i, (cond, choice) in enumerate(value.choices):
+                    kind = "IF" if i == 0 else ("ELIF" if cond else "ELSE")
+                    out[guarded(kind, cond, key)] = convert(choice)
+            else:
+                out[key] = convert(value)
+        return out
 
-    text = dump(convert(manifest))
+    text = _guard_lines(dump(convert(tree)), guards)
     # Replace the longest numbers first so __TPL1__ never matches inside __TPL12__.
     for i in sorted(range(len(actions)), reverse=True):
         text = text.replace(f"__TPL{i}__", actions[i])
     return text
+
+
+_GUARDED_LINE = re.compile(r"^( *)__(IF|ELIF|ELSE)(\d+)__")
+
+
+def _guard_lines(text: str, guards: list[tuple[str, str | None]]) -> str:
+    """Turn each guarded key line (with the lines nested under it) into an if/else-if/else chain."""
+    lines, out = text.split("\n"), []
+    i = 0
+    while i < len(lines):
+        found = _GUARDED_LINE.match(lines[i])
+        if found is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        indent, kind, n = found.group(1), found.group(2), int(found.group(3))
+        cond = guards[n][1]
+        opener = {"IF": f"if {cond}", "ELIF": f"else if {cond}", "ELSE": "else"}[kind]
+        out.append(f"{indent}{{{{- {opener} }}}}")
+        out.append(indent + lines[i][found.end() :])
+        i += 1
+        # Nested lines: deeper ones, and a block sequence's items at the key's own indent.
+        while i < len(lines) and (lines[i].startswith(indent + " ") or lines[i].startswith(indent + "- ")):
+            out.append(lines[i])
+            i += 1
+        following = _GUARDED_LINE.match(lines[i]) if i < len(lines) else None
+        if not (following and following.group(1) == indent and following.group(2) in ("ELIF", "ELSE")):
+            out.append(f"{indent}{{{{- end }}}}")
+    return "\n".join(out)
+
+
+def object_template(trees: dict[Combo, Any], dims: list[Dimension], facts: Facts | None = None) -> str:
+    """The template of one object: its merged tree, guarded by the variants where it exists."""
+    from .facts import with_lookup
+
+    body = with_lookup(render_tree(merge(trees, dims, facts)))
+    guard = condition(set(trees), dims)
+    return body if guard is None else f"{{{{- if {guard} }}}}\n{body}{{{{- end }}}}\n"
 
 
 def _action(value: str, table: MarkerTable) -> str:
@@ -69,18 +243,33 @@ def _action(value: str, table: MarkerTable) -> str:
     return f'{{{{ list {" ".join(parts)} | join "" | toJson }}}}'
 
 
-def condition(group: set[Combo], dims: list[Dimension]) -> str | None:
-    """The simplest guard for `group` within all combos: drop dimensions that do not matter."""
-    everything = combos(dims)
-    if set(everything) == group:
+def condition(group: set[Combo], dims: list[Dimension], context: set[Combo] | None = None) -> str | None:
+    """The simplest guard that holds for `group` and for no other combo of `context` (all combos
+    by default): dimensions that do not tell them apart are dropped."""
+    everything = set(combos(dims)) if context is None else context
+    if everything <= group:
         return None
     relevant = [
         i
         for i, d in enumerate(dims)
-        if any(c[:i] + (alt,) + c[i + 1 :] not in group for c in group for alt in d.choices)
+        if any(
+            (alt_c := c[:i] + (alt,) + c[i + 1 :]) in everything and alt_c not in group
+            for c in group
+            for alt in d.choices
+        )
     ]
+    guard = _guard(group, relevant, dims)
+    outside = everything - group
+    if any(tuple(c[i] for i in relevant) in {tuple(g[i] for i in relevant) for g in group} for c in outside):
+        guard = _guard(group, list(range(len(dims))), dims)  # the shortcut was too loose: be exact
+    return guard
+
+
+def _guard(group: set[Combo], relevant: list[int], dims: list[Dimension]) -> str:
     projected = sorted({tuple(c[i] for i in relevant) for c in group}, key=repr)
     per_dim = [sorted({p[j] for p in projected}, key=repr) for j in range(len(relevant))]
+    if not relevant:
+        return "true"
     if len(projected) == _product_size(per_dim):
         return _and([_any_of(dims[i], vals) for i, vals in zip(relevant, per_dim, strict=True)])
     return (
@@ -107,19 +296,3 @@ def _any_of(dim: Dimension, values: list[Any]) -> str:
 
 def _and(tests: list[str]) -> str:
     return tests[0] if len(tests) == 1 else "(and " + " ".join(tests) + ")"
-
-
-def template_file(texts: dict[Combo, str], dims: list[Dimension]) -> str:
-    """One template: the object's text per combo where it exists, grouped and guarded."""
-    groups: dict[str, set[Combo]] = defaultdict(set)
-    for combo, text in texts.items():
-        groups[text].add(combo)
-    ordered = sorted(groups.items(), key=lambda item: min(combos(dims).index(c) for c in item[1]))
-    if len(ordered) == 1 and condition(ordered[0][1], dims) is None:
-        return ordered[0][0]
-    out = []
-    for i, (text, group) in enumerate(ordered):
-        guard = condition(group, dims) or "true"
-        out.append(f"{{{{- {'if' if i == 0 else 'else if'} {guard} }}}}\n{text}")
-    out.append("{{- end }}\n")
-    return "".join(out)

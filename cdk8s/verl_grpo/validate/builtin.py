@@ -25,10 +25,38 @@ def supported_versions() -> list[str]:
     return sorted(found, key=lambda v: tuple(int(x) for x in v.split(".")))
 
 
+# resource.Quantity as the API server parses it (apimachinery pkg/api/resource/quantity.go); the
+# same pattern controller-gen writes for Quantity fields into CRDs (../shared/crds/kuberay-v1.7.0).
+# kubernetes-validate's schema takes any string, so `storage: lots` would pass.
+NUMBER = r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
+QUANTITY = re.compile(rf"^(\+|-)?{NUMBER}(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?{NUMBER}))?$")
+QUANTITY_DEF = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+FORMATS = jsonschema.FormatChecker(formats=())
+
+
+@FORMATS.checks("kubernetes-quantity")
+def is_quantity(value: object) -> bool:
+    return not isinstance(value, str) or bool(QUANTITY.match(value))
+
+
 @cache
 def _registry(version: str) -> Registry:
     defs = json.loads((_schema_dir(version) / "_definitions.json").read_text())
+    defs["$defs"][QUANTITY_DEF] = {"type": ["string", "number", "null"], "format": "kubernetes-quantity"}
+    for name, fields in enums().items():
+        for field, allowed in fields.items():
+            node = defs["$defs"].get(name, {}).get("properties", {}).get(field)
+            if node is not None:
+                node["enum"] = [*allowed, None]  # null: dropped as the API server drops it
     return Resource.from_contents(defs) @ Registry()
+
+
+@cache
+def enums() -> dict[str, dict[str, list[str]]]:
+    """Enum fields of the built-in kinds, from Kubernetes' generated OpenAPI (kubernetes-validate's
+    schemas leave them out): data/kubernetes-enums.json, written by tools/extract_k8s_enums.py."""
+    text = (resources.files("verl_grpo") / "data" / "kubernetes-enums.json").read_text()
+    return json.loads(text)["enums"]
 
 
 @cache
@@ -39,7 +67,7 @@ def validator_for(version: str, api_version: str, kind: str) -> jsonschema.proto
     if not path.is_file():
         return None
     schema = json.loads(path.read_text())
-    return jsonschema.Draft202012Validator(schema, registry=_registry(version))
+    return jsonschema.Draft202012Validator(schema, registry=_registry(version), format_checker=FORMATS)
 
 
 @cache
@@ -49,4 +77,4 @@ def object_meta_validator(version: str) -> jsonschema.protocols.Validator:
         "$id": "https://kubernetes.io/api/objectmeta",
         "$ref": "/api/_definitions.json#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
     }
-    return jsonschema.Draft202012Validator(ref, registry=_registry(version))
+    return jsonschema.Draft202012Validator(ref, registry=_registry(version), format_checker=FORMATS)

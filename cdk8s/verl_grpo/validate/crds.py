@@ -21,7 +21,7 @@ from typing import Any
 
 import jsonschema
 
-from ..render.yaml_io import load_all
+from ..yaml_io import load_all
 from .findings import dotted
 
 INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
@@ -159,6 +159,8 @@ def load_crds(folders: list[Path]) -> dict[tuple[str, str], CustomKind]:
     """(apiVersion, kind) -> CustomKind for every served version of every CRD under `folders`."""
     kinds: dict[tuple[str, str], CustomKind] = {}
     for folder in folders:
+        if not folder.is_dir():
+            raise ValueError(f"--crds {folder}: no such directory")
         for path in sorted(folder.rglob("*.yaml")):
             for crd in _cached_crd(path):
                 kinds[(crd.group_version, crd.kind)] = crd

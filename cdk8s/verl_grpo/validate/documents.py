@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..render.yaml_io import TooLarge, load_all_limited
+from ..yaml_io import TooLarge, load_all_limited
 
 SUFFIXES = {".yaml", ".yml", ".json"}
 # Files that live beside manifests but are not objects for the API server.
@@ -26,23 +27,42 @@ class UnreadableInput(Exception):
 
 
 def read_documents(paths: list[Path]) -> list[Document]:
+    """Every object in `paths` (files, folders, `-` for stdin); input with no object at all is an
+    error, as a validation that checked nothing must not pass."""
     docs: list[Document] = []
     for root in paths:
-        if not root.exists():
-            raise UnreadableInput(f"{root}: no such file or directory")
-        files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
-        for path in files:
-            if path.suffix not in SUFFIXES or path.name in NOT_MANIFESTS:
-                continue
-            try:
-                bodies = load_all_limited(path.read_text(encoding="utf-8"))
-            except UnicodeDecodeError as e:
-                raise UnreadableInput(f"{path}: not UTF-8 text ({e.reason})") from e
-            except TooLarge as e:
-                raise UnreadableInput(f"{path}: refused: {e}") from e
-            except yaml.YAMLError as e:
-                first = str(e).splitlines()[0] if str(e) else type(e).__name__
-                raise UnreadableInput(f"{path}: not valid YAML: {first}") from e
-            many = len(bodies) > 1
-            docs += [Document(f"{path}#{i}" if many else str(path), b) for i, b in enumerate(bodies)]
+        found = _documents("stdin", sys.stdin.read()) if str(root) == "-" else _read(root)
+        if not found:
+            raise UnreadableInput(f"{root}: no Kubernetes objects to validate")
+        docs += found
     return docs
+
+
+def _read(root: Path) -> list[Document]:
+    if not root.exists():
+        raise UnreadableInput(f"{root}: no such file or directory")
+    docs: list[Document] = []
+    files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
+    for path in files:
+        if path.suffix not in SUFFIXES or path.name in NOT_MANIFESTS:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise UnreadableInput(f"{path}: not UTF-8 text ({e.reason})") from e
+        docs += _documents(str(path), text)
+    return docs
+
+
+def _documents(source: str, text: str) -> list[Document]:
+    try:
+        bodies = [b for b in load_all_limited(text) if b is not None]
+    except TooLarge as e:
+        raise UnreadableInput(f"{source}: refused: {e}") from e
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
+        problem = getattr(e, "problem", None) or (str(e).splitlines()[0] if str(e) else type(e).__name__)
+        raise UnreadableInput(f"{where}: not valid YAML: {problem}") from e
+    many = len(bodies) > 1
+    return [Document(f"{source}#{i}" if many else source, b) for i, b in enumerate(bodies)]

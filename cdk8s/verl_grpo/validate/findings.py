@@ -1,25 +1,15 @@
-"""What validation reports: one finding per problem, naming the object, the path and the rule."""
+"""What validation reports: one Problem per finding, naming the object, the path and the rule."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from ..problems import VALIDATE, Problem
 
 
-@dataclass(frozen=True)
-class Finding:
-    severity: str  # "error" | "warning"
-    source: str  # file (and document index) the object came from
-    object: str  # Kind/namespace/name
-    path: str  # dotted path inside the object, "" for the whole object
-    rule: str  # short rule id, e.g. "schema", "crd-cel", "kuberay-name-length"
-    message: str
-
-    def line(self) -> str:
-        where = f"{self.object}" + (f" {self.path}" if self.path else "")
-        return f"{self.severity}: {self.source}: {where}: {self.message} [{self.rule}]"
-
-    def as_dict(self) -> dict[str, str]:
-        return asdict(self)
+def finding(severity: str, source: str, object: str, path: str, rule: str, message: str) -> Problem:
+    """`source`: the file (and document index) the object came from; `object`: Kind/namespace/name;
+    `path`: dotted path inside the object ("" for the whole object); `rule`: a short id such as
+    "schema", "crd-cel" or "kuberay-name-length"."""
+    return Problem(severity, VALIDATE, path, message, source=source, object=object, rule=rule)
 
 
 def dotted(path: object) -> str:

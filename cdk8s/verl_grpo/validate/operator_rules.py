@@ -10,11 +10,12 @@ from typing import Any
 
 import yaml
 
+from ..values.kuberay import NAME_MAX
 from ..values.machines import GIB, allocatable_cpu, allocatable_memory_gib, cpu_machines, gpu_profiles
 from ..values.quantity import parse_quantity
+from .ray_runtime_env import unknown_field_problems
 
 DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-NAME_LIMITS = {"RayCluster": 53, "RayJob": 47}
 SUBMISSION_MODES = {"K8sJobMode", "HTTPMode", "InteractiveMode", "SidecarMode"}
 INTERFACES = "networking.gke.io/interfaces"
 
@@ -82,8 +83,8 @@ def placeholder_rules(body: dict[str, Any]) -> Iterator[Problem]:
 def ray_rules(body: dict[str, Any]) -> Iterator[Problem]:
     meta = body.get("metadata") or {}
     kind, name = body.get("kind"), meta.get("name", "")
-    if kind in NAME_LIMITS and not (name == "" and meta.get("generateName")):
-        limit = NAME_LIMITS[kind]
+    if kind in NAME_MAX and not (name == "" and meta.get("generateName")):
+        limit = NAME_MAX[kind]
         if len(name) > limit:
             yield (
                 "error",
@@ -112,6 +113,7 @@ def ray_rules(body: dict[str, Any]) -> Iterator[Problem]:
             )
         if "runtimeEnvYAML" in spec:
             yield from _runtime_env(spec["runtimeEnvYAML"])
+        yield from _tensor_parallel(spec)
     for prefix, cluster in cluster_spec_paths(body):
         if not cluster.get("rayVersion"):
             yield (
@@ -145,6 +147,30 @@ def _replica_bounds(path: str, group: dict[str, Any]) -> Iterator[Problem]:
         )
 
 
+TENSOR_PARALLEL = re.compile(r"actor_rollout_ref\.rollout\.tensor_model_parallel_size=(\d+)")
+
+
+def _tensor_parallel(spec: dict[str, Any]) -> Iterator[Problem]:
+    """The rollout's tensor-parallel size in the entrypoint against the GPUs of each worker pod:
+    the kit's `tp-divides-node` rule (values/cross_rules.py), re-derived from the objects."""
+    found = TENSOR_PARALLEL.search(str(spec.get("entrypoint", "")))
+    if not found:
+        return
+    tp = int(found[1])
+    for where, group in groups(spec.get("rayClusterSpec") or {}):
+        if not where.startswith("workerGroupSpecs"):
+            continue
+        for container in ((group.get("template") or {}).get("spec") or {}).get("containers") or []:
+            gpus = ((container.get("resources") or {}).get("limits") or {}).get("nvidia.com/gpu")
+            if gpus is not None and str(gpus).isdigit() and (tp == 0 or int(gpus) % tp):
+                yield (
+                    "error",
+                    "spec.entrypoint",
+                    "tp-divides-node",
+                    f"tensor_model_parallel_size={tp} must divide the {gpus} GPUs of a worker ({where})",
+                )
+
+
 def _runtime_env(text: Any) -> Iterator[Problem]:
     path = "spec.runtimeEnvYAML"
     try:
@@ -155,6 +181,8 @@ def _runtime_env(text: Any) -> Iterator[Problem]:
     if env is None or not isinstance(env, dict):
         yield "error", path, "ray-runtime-env", "must parse to a mapping"
         return
+    for field, message in unknown_field_problems(env):
+        yield "error", f"{path}.{field}", "ray-runtime-env", message
     for key, value in (env.get("env_vars") or {}).items():
         if not isinstance(value, str):
             yield "error", f"{path}.env_vars.{key}", "ray-runtime-env", f"{value!r} must be a string"

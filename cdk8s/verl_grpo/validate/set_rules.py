@@ -6,15 +6,13 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
+from ..values.kuberay import DASHBOARD_PORT
 from .operator_rules import cluster_spec_paths
 
-Finding = tuple[int, str, str, str, str]  # document index, severity, path, rule, message
-# The dashboard port KubeRay's operator polls for job status, from its own namespace
-# (ray-operator utils FetchHeadServiceURL: <head-svc>.<ns>.svc.cluster.local:<dashboard port>).
-DASHBOARD_PORT = 8265
+SetFinding = tuple[int, str, str, str, str]  # document index, severity, path, rule, message
 
 
-def volume_handle_rules(bodies: list[Any]) -> Iterator[Finding]:
+def volume_handle_rules(bodies: list[Any]) -> Iterator[SetFinding]:
     """Kubelet and the CSI driver treat PVs with one volumeHandle as one volume and skip the
     second mount: the pod waits in ContainerCreating (gcs-fuse-csi-driver issue 48; use
     <bucket>:<suffix> handles, pkg/util/util.go ParseVolumeID)."""
@@ -54,7 +52,7 @@ def _admits_dashboard_from_outside(policy: dict[str, Any]) -> bool:
     return False
 
 
-def network_policy_rules(bodies: list[Any]) -> Iterator[Finding]:
+def network_policy_rules(bodies: list[Any]) -> Iterator[SetFinding]:
     """A NetworkPolicy on the Ray head that admits the dashboard port only from its own
     namespace shuts out the KubeRay operator: the RayJob never learns the job's status."""
     heads = []
@@ -86,7 +84,7 @@ def network_policy_rules(bodies: list[Any]) -> Iterator[Finding]:
             )
 
 
-def claim_ref_rules(bodies: list[Any]) -> Iterator[Finding]:
+def claim_ref_rules(bodies: list[Any]) -> Iterator[SetFinding]:
     """A statically bound PV names its claim's namespace in claimRef; Kustomize's `namespace:`
     (or Flux's targetNamespace) moves the claim but not the PV's claimRef, and the PVC then waits
     Pending for a PV that is reserved for another namespace."""
@@ -117,7 +115,7 @@ def claim_ref_rules(bodies: list[Any]) -> Iterator[Finding]:
             )
 
 
-def set_findings(bodies: list[Any]) -> Iterator[Finding]:
+def set_findings(bodies: list[Any]) -> Iterator[SetFinding]:
     yield from volume_handle_rules(bodies)
     yield from network_policy_rules(bodies)
     yield from claim_ref_rules(bodies)

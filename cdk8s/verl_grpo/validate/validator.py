@@ -9,9 +9,10 @@ from typing import Any
 
 from jsonschema import ValidationError
 
+from ..problems import Problem
 from . import builtin, crds, operator_rules, set_rules
 from .documents import Document
-from .findings import Finding, dotted
+from .findings import dotted, finding
 
 CLUSTER_SCOPED_BUILTINS = {
     "Namespace",
@@ -58,31 +59,31 @@ class ManifestValidator:
         self.custom = crds.load_crds(self.crd_dirs)
         self.unknown_kind_severity = unknown_kind_severity
 
-    def validate(self, docs: list[Document]) -> list[Finding]:
+    def validate(self, docs: list[Document]) -> list[Problem]:
         networks = {
             (d.body.get("metadata") or {}).get("name")
             for d in docs
             if isinstance(d.body, dict) and d.body.get("kind") == "Network"
         }
-        findings: list[Finding] = []
+        findings: list[Problem] = []
         for doc in docs:
             findings += self._one(doc, networks or None)
         for i, severity, path, rule, message in set_rules.set_findings([d.body for d in docs]):
-            findings.append(Finding(severity, docs[i].source, _label(docs[i].body), path, rule, message))
+            findings.append(finding(severity, docs[i].source, _label(docs[i].body), path, rule, message))
         return findings
 
-    def _one(self, doc: Document, networks: set[str] | None) -> list[Finding]:
+    def _one(self, doc: Document, networks: set[str] | None) -> list[Problem]:
         body = doc.body
         if not isinstance(body, dict) or not body.get("apiVersion") or not body.get("kind"):
-            return [Finding("error", doc.source, "(document)", "", "not-an-object", "no apiVersion/kind")]
+            return [finding("error", doc.source, "(document)", "", "not-an-object", "no apiVersion/kind")]
         meta = body.get("metadata") or {}
         label = _label(body)
-        out: list[Finding] = []
+        out: list[Problem] = []
 
         def add(severity: str, path: str, rule: str, message: str) -> None:
             if len(message) > MESSAGE_LIMIT:
                 message = message[: MESSAGE_LIMIT - 3] + "..."
-            out.append(Finding(severity, doc.source, label, path, rule, message))
+            out.append(finding(severity, doc.source, label, path, rule, message))
 
         api_version, kind = body["apiVersion"], body["kind"]
         custom = self.custom.get((api_version, kind))
@@ -111,10 +112,14 @@ class ManifestValidator:
                 f"(CRDs from: {crd_dirs})",
             )
         name = meta.get("name")
-        if isinstance(name, str) and name and (len(name) > 253 or not DNS1123_SUBDOMAIN.match(name)):
-            # The API server's ValidateObjectMeta: names are DNS-1123 subdomains (custom resources
-            # included; some built-in kinds ask for stricter labels, checked by their own rules).
-            add("error", "metadata.name", "k8s-object-meta", f"{name!r} is not a DNS-1123 subdomain")
+        what, pattern, most = NAMES.get(kind, SUBDOMAIN) if validator is not None else SUBDOMAIN
+        if isinstance(name, str) and name and (len(name) > most or not pattern.match(name)):
+            add(
+                "error",
+                "metadata.name",
+                "k8s-object-meta",
+                f"{name!r} is not a {what} (at most {most} characters)",
+            )
         if cluster_scoped and "namespace" in meta:
             add(
                 "error",
@@ -136,6 +141,17 @@ class ManifestValidator:
 
 
 DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+# The name each kind's validation asks for (ValidateObjectMeta's nameFn): a DNS-1123 subdomain
+# for most, custom resources included (apiextensions-apiserver pkg/registry/customresource/
+# validator.go); stricter for these (kubernetes@v1.36.3 pkg/apis/core/validation/validation.go
+# ValidateServiceName, ValidateNamespaceName; pkg/apis/apps/validation ValidateStatefulSetName).
+SUBDOMAIN = ("DNS-1123 subdomain", DNS1123_SUBDOMAIN, 253)
+NAMES = {
+    "Service": ("DNS-1035 label", operator_rules.DNS1035, 63),
+    "Namespace": ("DNS-1123 label", DNS1123_LABEL, 63),
+    "StatefulSet": ("DNS-1123 label", DNS1123_LABEL, 63),
+}
 
 
 def _label(body: dict[str, Any]) -> str:

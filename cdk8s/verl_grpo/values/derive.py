@@ -7,27 +7,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .. import __version__
+from .kuberay import RAYJOB_FIELD_SINCE
 from .machines import GIB, GpuProfile, allocatable_cpu, allocatable_memory_gib, gpu_profiles
 from .model import Values
-from .node_fit import GPU_NODE_DAEMONSETS, Amounts, sidecars
+from .node_fit import GPU_NODE_DAEMONSETS, SIDECAR_LIMITS, Amounts, sidecars
 from .refs import Ops
 
-# verl >= 0.7 asks 3 CPUs per GPU bundle in each node's placement group and waits forever otherwise.
-RAY_CPUS_PER_GPU = 3
-# GCS FUSE sidecar limits: "0" (unlimited) is allowed on Standard only (gcs-fuse-csi-driver
-# docs/troubleshooting.md: "You cannot use value "0" ... on Autopilot clusters"); on Autopilot GPU
-# nodes the sidecar cannot exceed 2 vCPU and 14 GiB (same file), and the limit is also its request.
-SIDECAR_LIMITS = {
-    "standard": ("0", "0", "0"),
-    "autopilot": ("2", "14Gi", "200Gi"),
-}
 CHART_NAME = "verl-grpo"
 
 
-@dataclass(frozen=True)
-class Release:
+class Release(NamedTuple):
     """Helm's release name and namespace; `verl-grpo synth` takes the same two settings."""
 
     name: str
@@ -42,7 +34,10 @@ class Derived:
     sidecar_memory_limit: str
     sidecar_ephemeral_storage_limit: str
     experiment_name: str
-    values_digest: str  # names what must be replaced, not patched, when any value changes
+    # Names the PV/PVC pairs: the server holds a PV's csi source immutable and does not resize a
+    # statically bound claim, so a new bucket or capacity is a new pair, not a failed patch.
+    storage_digest: str
+    rayjob_version_fields: dict[str, object]  # RayJob spec fields the kuberay.version knows
 
 
 @dataclass(frozen=True)
@@ -53,6 +48,7 @@ class DeploySpec:
     gpu: GpuProfile
     derived: Derived
     release: Release
+    ops: Ops  # digests of what constructs build (Ops.spec_digest); markers when rendering the chart
 
     @property
     def chart_label(self) -> str:
@@ -87,9 +83,19 @@ def derive(values: Values, ops: Ops) -> Derived:
             values.storage.sidecar.ephemeral_storage_limit, sidecar[2]
         ),
         experiment_name=ops.or_default(values.training.experiment_name, values.run.name),
-        values_digest=ops.values_digest(values),
+        storage_digest=ops.leaves_digest(values.storage.bucket, values.storage.capacity),
+        rayjob_version_fields=_rayjob_version_fields(values, ops),
     )
 
 
+def _rayjob_version_fields(values: Values, ops: Ops) -> dict[str, object]:
+    fields = {"preRunningDeadlineSeconds": values.job.pre_running_deadline_seconds}
+    out: dict[str, object] = {}
+    for key, value in fields.items():
+        out |= ops.fields_since(values.kuberay.version, RAYJOB_FIELD_SINCE[key], {key: value})
+    return out
+
+
 def deploy_spec(values: Values, release: Release, ops: Ops | None = None) -> DeploySpec:
-    return DeploySpec(values, gpu_profiles()[values.gpu.type], derive(values, ops or Ops()), release)
+    ops = ops or Ops()
+    return DeploySpec(values, gpu_profiles()[values.gpu.type], derive(values, ops), release, ops)

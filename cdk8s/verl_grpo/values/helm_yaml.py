@@ -12,8 +12,10 @@ from typing import Any
 
 import yaml
 
-# go-yaml's yamlStyleFloat: also "08" and "1e5", which PyYAML keeps as strings.
-_GO_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+# go-yaml's yamlStyleFloat: also "08" and "1e5", which PyYAML keeps as strings. go-yaml drops
+# every "_" from a plain scalar that starts like a number before it tries int and float (resolve.go,
+# gopkg.in/yaml.v2), so "0_8" is the number 8 there: underscores are allowed after the first digit.
+_GO_FLOAT = re.compile(r"^[-+]?(\.[0-9][0-9_]*|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9][0-9_]*)?$")
 _GO_BOOL = re.compile(r"^(y|Y|n|N)$")
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -15,18 +15,16 @@ from typing import Any
 import jsonschema
 import yaml
 
-from ..render.yaml_io import TooLarge, load_all_limited
+from ..problems import VALUES, Problem, Problems, error
+from ..yaml_io import TooLarge, load_all_limited
 from .helm_yaml import HelmValuesLoader
 from .model import Values
 from .schema import values_schema
 
 
-class ValuesError(ValueError):
-    """Invalid input; each line names the key, the bad value and what is allowed."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
-        self.problems = problems
+def _refused(key: str, message: str) -> Problems:
+    """Invalid input: names the key (or file, or --set), the bad value and what is allowed."""
+    return Problems([error(VALUES, key, message)])
 
 
 def default_values() -> dict[str, Any]:
@@ -52,26 +50,24 @@ def read_values_file(path: Path) -> dict[str, Any]:
     try:
         raw = path.read_bytes()
         if len(raw) > MAX_VALUES_BYTES:
-            raise ValuesError(
-                [f"{path}: {len(raw)} bytes; a values file may hold at most {MAX_VALUES_BYTES}"]
-            )
+            raise _refused(str(path), f"{len(raw)} bytes; a values file may hold at most {MAX_VALUES_BYTES}")
         docs = load_all_limited(raw.decode("utf-8"), loader=HelmValuesLoader)
     except OSError as e:
-        raise ValuesError([f"{path}: cannot read: {e.strerror}"]) from e
+        raise _refused(str(path), f"cannot read: {e.strerror}") from e
     except UnicodeDecodeError as e:
-        raise ValuesError([f"{path}: not UTF-8 text ({e.reason} at byte {e.start})"]) from e
+        raise _refused(str(path), f"not UTF-8 text ({e.reason} at byte {e.start})") from e
     except TooLarge as e:
-        raise ValuesError([f"{path}: refused: {e}"]) from e
+        raise _refused(str(path), f"refused: {e}") from e
     except yaml.YAMLError as e:
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise ValuesError([f"{path}: not valid YAML: {first}"]) from e
+        raise _refused(str(path), f"not valid YAML: {first}") from e
     if len(docs) > 1:
-        raise ValuesError([f"{path}: holds {len(docs)} YAML documents; a values file holds one"])
+        raise _refused(str(path), f"holds {len(docs)} YAML documents; a values file holds one")
     data = docs[0] if docs else None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ValuesError([f"{path}: a values file must hold a mapping, got {type(data).__name__}"])
+        raise _refused(str(path), f"a values file must hold a mapping, got {type(data).__name__}")
     return data
 
 
@@ -97,7 +93,7 @@ def parse_set(expr: str, typed: bool = True) -> dict[str, Any]:
     for pair in _split_top(expr, ","):
         key, sep, raw = pair.partition("=")
         if not sep or not key or any(not part for part in key.split(".")):
-            raise ValuesError([f"--set {expr!r}: expected key.path=value"])
+            raise _refused(f"--set {expr!r}", "expected key.path=value")
         value: Any
         convert = _typed if typed else str
         if raw.startswith("{") and raw.endswith("}"):
@@ -144,23 +140,26 @@ def merge_layers(
 def validate(merged: dict[str, Any]) -> Values:
     """Schema check (the same schema Helm applies), then the typed model."""
     validator = jsonschema.Draft7Validator(values_schema())
-    problems = sorted(_describe(e) for e in validator.iter_errors(merged))
+    problems = sorted(
+        (p for e in validator.iter_errors(merged) for p in _describe(e)),
+        key=lambda p: f"{p.key}: {p.message}",
+    )
     if problems:
-        raise ValuesError(problems)
+        raise Problems(problems)
     return Values.model_validate({k: v for k, v in merged.items() if k != "global"})
 
 
-def _describe(error: jsonschema.ValidationError) -> str:
-    path = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-    if error.validator == "additionalProperties":
-        allowed = ", ".join(error.schema.get("properties", {}))
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        where = f"{path}." if error.absolute_path else ""
-        return "\n".join(f"{where}{k}: unknown key; allowed: {allowed}" for k in extra)
-    if error.validator == "required":
-        return f"{path}: {error.message} (a key set to null is deleted, as in Helm)"
-    hint = error.schema.get("description", "")
-    return f"{path}: {error.message}" + (f" ({hint})" if hint else "")
+def _describe(found: jsonschema.ValidationError) -> list[Problem]:
+    path = ".".join(str(p) for p in found.absolute_path) or "(top level)"
+    if found.validator == "additionalProperties":
+        allowed = ", ".join(found.schema.get("properties", {}))
+        extra = sorted(set(found.instance) - set(found.schema.get("properties", {})))
+        where = f"{path}." if found.absolute_path else ""
+        return [error(VALUES, f"{where}{k}", f"unknown key; allowed: {allowed}") for k in extra]
+    if found.validator == "required":
+        return [error(VALUES, path, f"{found.message} (a key set to null is deleted, as in Helm)")]
+    hint = found.schema.get("description", "")
+    return [error(VALUES, path, found.message + (f" ({hint})" if hint else ""))]
 
 
 def load_values(

@@ -12,7 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from typing_extensions import TypedDict
 
+from .kuberay import DEFAULT_VERSION as KUBERAY_DEFAULT_VERSION
+from .kuberay import VERSION_PATTERN as KUBERAY_VERSION_PATTERN
 from .machines import cpu_machines, gpu_profiles
+from .node_fit import SIDECAR_LIMITS
 
 DNS1035 = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
 # Kubernetes quantity (decimal or binary suffix); CPU may use millicores.
@@ -50,6 +53,24 @@ def field(default: Any, description: str, **kw: Any) -> Any:
     return Field(default, description=description, **kw)
 
 
+INT32_MAX = 2**31 - 1  # Kubernetes' integer fields (deadlines, TTLs) are int32
+
+
+def seconds(default: int, description: str, least: int) -> Any:
+    """A duration in seconds for a Kubernetes int32 field."""
+    return field(default, description, ge=least, le=INT32_MAX)
+
+
+def section(model: type[Model], description: str) -> Any:
+    """A group of settings: a mapping in the values, with its own defaults."""
+    return Field(default_factory=model, description=description)
+
+
+def dns_name(default: str, description: str, most: int) -> Any:
+    """A name Kubernetes or GCE takes as a DNS-1035 label, at most `most` characters."""
+    return field(default, description, pattern=DNS1035, max_length=most)
+
+
 class Gpu(Model):
     type: GpuType = field("b200", "GPU node type; selects machine type, accelerator label and NCCL tuner.")
 
@@ -81,11 +102,10 @@ class Cluster(Model):
     head_machine_family: str = field(
         "c2", "Autopilot mode: machine family of the Ray head's node.", pattern=r"^[a-z][a-z0-9]*$"
     )
-    cpu_node_pool: str = field(
+    cpu_node_pool: str = dns_name(
         "default-pool",
         "Standard mode: node pool the Ray head, the data-prep Job and the submitter run on.",
-        pattern=DNS1035,
-        max_length=40,
+        40,
     )
     cpu_machine_type: CpuMachineType = field(
         "c2-standard-16", "Standard mode: machine type of the CPU node pool."
@@ -115,21 +135,28 @@ class Ray(Model):
     )
 
 
+class KubeRay(Model):
+    version: str = field(
+        KUBERAY_DEFAULT_VERSION,
+        "KubeRay operator version in the cluster (GKE's Ray add-on or the kuberay-operator chart), "
+        "1.4.0 to 1.7.x; fields and submission modes follow it.",
+        pattern=KUBERAY_VERSION_PATTERN,
+    )
+
+
 class ServiceAccount(Model):
-    name: str = field(
+    name: str = dns_name(
         "verl-ksa",
         "Kubernetes service account the pods run as; the bucket IAM binding targets it.",
-        pattern=DNS1035,
-        max_length=63,
+        63,
     )
 
 
 class Network(Model):
-    prefix: str = field(
+    prefix: str = dns_name(
         "verl",
         "Prefix of the VPC, subnet and Network object names (gVNIC and 8 RDMA).",
-        pattern=DNS1035,
-        max_length=30,
+        30,
     )
     create_objects: bool = field(
         False,
@@ -138,22 +165,22 @@ class Network(Model):
     )
 
 
+def sidecar_limit(what: str, index: int) -> Any:
+    """One of the sidecar's limits; the defaults it takes when empty come from SIDECAR_LIMITS."""
+    standard, autopilot = SIDECAR_LIMITS["standard"][index], SIDECAR_LIMITS["autopilot"][index]
+    unlimited = " (unlimited)" if index == 0 else ""
+    return field(
+        "",
+        f"GCS FUSE sidecar {what} limit; empty: '{standard}'{unlimited} on standard, "
+        f"{autopilot} on autopilot.",
+        pattern=QUANTITY_OR_DERIVED,
+    )
+
+
 class Sidecar(Model):
-    cpu_limit: str = field(
-        "",
-        "GCS FUSE sidecar CPU limit; empty: '0' (unlimited) on standard, 8 on autopilot.",
-        pattern=QUANTITY_OR_DERIVED,
-    )
-    memory_limit: str = field(
-        "",
-        "GCS FUSE sidecar memory limit; empty: '0' on standard, 32Gi on autopilot.",
-        pattern=QUANTITY_OR_DERIVED,
-    )
-    ephemeral_storage_limit: str = field(
-        "",
-        "GCS FUSE sidecar ephemeral storage limit; empty: '0' on standard, 200Gi on autopilot.",
-        pattern=QUANTITY_OR_DERIVED,
-    )
+    cpu_limit: str = sidecar_limit("CPU", 0)
+    memory_limit: str = sidecar_limit("memory", 1)
+    ephemeral_storage_limit: str = sidecar_limit("ephemeral storage", 2)
 
 
 class Storage(Model):
@@ -173,7 +200,7 @@ class Storage(Model):
         "verl", "Bucket path of the verl source tree (put on PYTHONPATH).", pattern=BUCKET_PATH
     )
     checkpoint_dir: str = field("checkpoints", "Bucket prefix for checkpoints.", pattern=BUCKET_PATH)
-    sidecar: Sidecar = Field(default_factory=Sidecar, description="GCS FUSE sidecar resource limits.")
+    sidecar: Sidecar = section(Sidecar, "GCS FUSE sidecar resource limits.")
 
 
 class Head(Model):
@@ -193,7 +220,7 @@ class Toleration(TypedDict, total=False):
         Literal["", "NoSchedule", "PreferNoSchedule", "NoExecute"], Field(description="Taint effect.")
     ]
     tolerationSeconds: Annotated[
-        int, Field(description="Seconds a NoExecute taint is tolerated.", ge=0, le=2**31 - 1)
+        int, Field(description="Seconds a NoExecute taint is tolerated.", ge=0, le=INT32_MAX)
     ]
 
 
@@ -265,11 +292,17 @@ class Run(Model):
     kind: Literal["RayJob", "RayCluster"] = field(
         "RayJob", "What to render: a RayJob (cluster per run) or a long-lived RayCluster for ray job submit."
     )
-    name: str = field(
+    name: str = dns_name(
         "grpo-001",
-        "Run name; the RayJob is named <release>-<name>. Use a new name per run.",
-        pattern=DNS1035,
-        max_length=40,
+        "Run name: the RayJob is <release>-<name>-<digest of its spec>, checkpoints go under it; "
+        "a new name starts from scratch.",
+        # KubeRay's 47 characters less '-', 8 hex digits and '-' and a 1-character release name.
+        36,
+    )
+    replace_running: bool = field(
+        False,
+        "Let an upgrade that changes the run replace a RayJob that has not finished (it stops; "
+        "the new run resumes from the newest checkpoint). Without it such an upgrade fails.",
     )
 
 
@@ -278,20 +311,16 @@ class Job(Model):
         "K8sJobMode", "RayJob submissionMode."
     )
     shutdown_after_job_finishes: bool = field(True, "Delete the Ray cluster when the job ends.")
-    ttl_seconds_after_finished: int = field(
+    ttl_seconds_after_finished: int = seconds(
         300,
         "Seconds to keep the cluster after the job ends (needs shutdownAfterJobFinishes when > 0).",
-        ge=0,
-        le=2**31 - 1,
+        0,
     )
-    active_deadline_seconds: int = field(
-        259200, "Fail the job after this many seconds from start.", ge=1, le=2**31 - 1
-    )
-    pre_running_deadline_seconds: int = field(
+    active_deadline_seconds: int = seconds(259200, "Fail the job after this many seconds from start.", 1)
+    pre_running_deadline_seconds: int = seconds(
         7200,
         "Fail a run still waiting for its cluster (GPUs, images) after this many seconds.",
-        ge=1,
-        le=2**31 - 1,
+        1,
     )
     backoff_limit: int = field(
         1,
@@ -376,28 +405,28 @@ class Preflight(Model):
         pattern=ABS_PATH,
     )
     wait_seconds: int = field(
-        1800,
-        "How long the pre-flight waits for model and data (e.g. a data-prep Job still running).",
+        0,
+        "How long the pre-flight waits for model and data (a data-prep Job still running); 0: "
+        "sized from the model (900 s + its bf16 weights at 50 MB/s; 3600 s when its name has no size).",
         ge=0,
         le=86400,
     )
 
 
 class Values(Model):
-    gpu: Gpu = Field(default_factory=Gpu, description="GPU node type.")
-    cluster: Cluster = Field(default_factory=Cluster, description="GKE cluster settings.")
-    image: Image = Field(default_factory=Image, description="verl container image.")
-    ray: Ray = Field(default_factory=Ray, description="Ray settings.")
-    service_account: ServiceAccount = Field(default_factory=ServiceAccount, description="Pod identity.")
-    network: Network = Field(default_factory=Network, description="GPUDirect RDMA network mapping.")
-    network_policy: NetworkPolicy = Field(
-        default_factory=NetworkPolicy, description="Who may reach the Ray pods."
-    )
-    storage: Storage = Field(default_factory=Storage, description="Cloud Storage FUSE bucket.")
-    head: Head = Field(default_factory=Head, description="Ray head pod (CPU only).")
-    worker: Worker = Field(default_factory=Worker, description="Ray GPU worker group.")
-    run: Run = Field(default_factory=Run, description="What this release runs.")
-    job: Job = Field(default_factory=Job, description="RayJob lifecycle.")
-    training: Training = Field(default_factory=Training, description="verl GRPO training settings.")
-    data_prep: DataPrep = Field(default_factory=DataPrep, description="In-cluster data preparation Job.")
-    preflight: Preflight = Field(default_factory=Preflight, description="Checks before verl starts.")
+    gpu: Gpu = section(Gpu, "GPU node type.")
+    cluster: Cluster = section(Cluster, "GKE cluster settings.")
+    image: Image = section(Image, "verl container image.")
+    ray: Ray = section(Ray, "Ray settings.")
+    kuberay: KubeRay = section(KubeRay, "The KubeRay operator in the cluster.")
+    service_account: ServiceAccount = section(ServiceAccount, "Pod identity.")
+    network: Network = section(Network, "GPUDirect RDMA network mapping.")
+    network_policy: NetworkPolicy = section(NetworkPolicy, "Who may reach the Ray pods.")
+    storage: Storage = section(Storage, "Cloud Storage FUSE bucket.")
+    head: Head = section(Head, "Ray head pod (CPU only).")
+    worker: Worker = section(Worker, "Ray GPU worker group.")
+    run: Run = section(Run, "What this release runs.")
+    job: Job = section(Job, "RayJob lifecycle.")
+    training: Training = section(Training, "verl GRPO training settings.")
+    data_prep: DataPrep = section(DataPrep, "In-cluster data preparation Job.")
+    preflight: Preflight = section(Preflight, "Checks before verl starts.")

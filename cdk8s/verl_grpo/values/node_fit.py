@@ -8,6 +8,7 @@ cloud call.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .machines import GIB, allocatable_cpu, allocatable_ephemeral_bytes, allocatable_memory_gib, cpu_machines
 from .quantity import parse_quantity
@@ -49,7 +50,15 @@ FUSE_SIDECAR_DEFAULT_REQUEST = amounts("250m", "256Mi", "5Gi")
 PREFETCH_SIDECAR = amounts("50m", "250Mi", "10Mi")
 # Autopilot GPU nodes: "the sidecar container CPU allocation cannot exceed 2 vCPU and memory
 # allocation cannot exceed 14 GiB" (gcs-fuse-csi-driver docs/troubleshooting.md, 2026-06).
-AUTOPILOT_GPU_SIDECAR_MAX = amounts("2", "14Gi", "0")
+AUTOPILOT_GPU_SIDECAR_CPU_MAX, AUTOPILOT_GPU_SIDECAR_MEMORY_MAX = "2", "14Gi"
+AUTOPILOT_GPU_SIDECAR_MAX = amounts(AUTOPILOT_GPU_SIDECAR_CPU_MAX, AUTOPILOT_GPU_SIDECAR_MEMORY_MAX, "0")
+# The sidecar's (cpu, memory, ephemeral storage) limits when the values leave them empty. "0"
+# (unlimited) is allowed on Standard only ("You cannot use value "0" ... on Autopilot clusters",
+# same file); on Autopilot the most it may have, and the limit is also its request there.
+SIDECAR_LIMITS = {
+    "standard": ("0", "0", "0"),
+    "autopilot": (AUTOPILOT_GPU_SIDECAR_CPU_MAX, AUTOPILOT_GPU_SIDECAR_MEMORY_MAX, "200Gi"),
+}
 # System DaemonSets on a GPU node. Documented: nccl-rdma-installer 150m (container-engine-accelerators
 # gpudirect-rdma/nccl-rdma-installer.yaml @2da1c92), nvidia-gpu-device-plugin 50m / 100Mi
 # (cmd/nvidia_gpu/device-plugin.yaml). GKE's own (anetd, netd, fluentbit-gke, gke-metadata-server,
@@ -66,12 +75,6 @@ SUBMITTER = amounts("500m", "200Mi", "0")
 
 
 @dataclass(frozen=True)
-class Pod:
-    name: str
-    needs: Amounts
-
-
-@dataclass(frozen=True)
 class Pool:
     name: str
     machine: str
@@ -82,6 +85,13 @@ class Pool:
     @property
     def room(self) -> Amounts:
         return self.allocatable - self.reserved
+
+
+class Pod(NamedTuple):
+    """What one pod asks of a node: its containers and sidecars together."""
+
+    name: str
+    needs: Amounts
 
 
 def sidecars(mode: str, cpu_limit: str, memory_limit: str, ephemeral_limit: str, prefetch: bool) -> Amounts:

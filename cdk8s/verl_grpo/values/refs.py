@@ -14,8 +14,11 @@ import json
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import NoReturn
 
 MARKER = re.compile(r"@@(\d+)@@")
+# A mapping key that exists only when a condition holds: "@@ifN@@key" (N indexes MarkerTable.gates).
+GATE = re.compile(r"^@@if(\d+)@@")
 
 
 @dataclass(frozen=True)
@@ -32,17 +35,38 @@ class Expr:
 @dataclass
 class MarkerTable:
     exprs: list[Expr] = field(default_factory=list)
+    gates: list[str] = field(default_factory=list)  # Go template conditions of gated keys
 
-    def add(self, go: str, kind: str) -> str:
+    def gate(self, condition: str, key: str) -> str:
+        self.gates.append(condition)
+        return f"@@if{len(self.gates) - 1}@@{key}"
+
+    def add(self, go: str, kind: str) -> Marker:
         self.exprs.append(Expr(go, kind))
-        return f"@@{len(self.exprs) - 1}@@"
+        return Marker(f"@@{len(self.exprs) - 1}@@")
 
     def lookup(self, marker: str) -> Expr | None:
         m = MARKER.fullmatch(marker) if isinstance(marker, str) else None
         return self.exprs[int(m.group(1))] if m else None
 
 
-class ListMarker(str):
+class Marker(str):
+    """A value the chart computes: it can be passed on and spliced into text (f-strings, text(),
+    join()), nothing else. Branching, comparing or arithmetic on it would silently pick one side
+    for every release, so they raise; a decision on a value goes through Ops (a guarded block)."""
+
+    def _refuse(self, *_: object) -> NoReturn:
+        raise TypeError(
+            f"a construct branched on, compared or computed with the chart value {self}: "
+            "use an Ops helper (values/refs.py) so the chart gets a guarded block"
+        )
+
+    __bool__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse  # type: ignore[assignment]
+    __mul__ = __rmul__ = __mod__ = __rmod__ = _refuse  # type: ignore[assignment]
+    __hash__ = str.__hash__
+
+
+class ListMarker(Marker):
     """A marker for a list of scalars; join() turns it into a spliceable string marker."""
 
     table: MarkerTable
@@ -116,10 +140,19 @@ class Ops:
     def or_default(self, leaf: object, fallback: str) -> str:
         return leaf or fallback  # type: ignore[return-value]
 
-    def values_digest(self, values: object) -> str:
-        """8 hex digits of sha256 over all values as Helm's `toJson` writes them (`global` left out)."""
-        data = values.model_dump(by_alias=True)  # type: ignore[attr-defined]
-        return hashlib.sha256(go_json(data).encode()).hexdigest()[:8]
+    def fields_since(self, version: str, minimum: str, fields: dict[str, object]) -> dict[str, object]:
+        """`fields` when `version` (x.y.z) is at least `minimum`, else none of them."""
+        return dict(fields) if version_at_least(version, minimum) else {}
+
+    def leaves_digest(self, *leaves: object) -> str:
+        """8 hex digits of sha256 over the leaves as Helm's `list ... | toJson` writes them."""
+        return _digest(go_json(list(leaves)))
+
+    def spec_digest(self, spec: dict[str, object], template: str) -> str:
+        """8 hex digits of sha256 over a rendered spec as JSON. The chart keeps that spec in the
+        named template `<template>.spec` and gets the same digest from `<template>.digest`
+        (`include ... | fromYaml | toJson | sha256sum | trunc 8`)."""
+        return _digest(go_json(spec))
 
 
 class MarkerOps(Ops):
@@ -133,8 +166,33 @@ class MarkerOps(Ops):
         fb_go = fb.go if fb else json.dumps(fallback)
         return self.table.add(f"({expr.go} | default {fb_go})", "str")
 
-    def values_digest(self, values: object) -> str:
-        return self.table.add('(omit .Values "global" | toJson | sha256sum | trunc 8)', "str")
+    def fields_since(self, version: str, minimum: str, fields: dict[str, object]) -> dict[str, object]:
+        expr = self.table.lookup(version)
+        assert expr is not None, f"fields_since needs a marker leaf, got {version!r}"
+        condition = f"semverCompare {json.dumps('>=' + minimum)} {expr.go}"
+        return {self.table.gate(condition, key): value for key, value in fields.items()}
+
+    def spec_digest(self, spec: dict[str, object], template: str) -> str:
+        return self.table.add(f"(include {json.dumps(template + '.digest')} .)", "str")
+
+    def leaves_digest(self, *leaves: object) -> str:
+        exprs = [self.table.lookup(leaf) for leaf in leaves]  # type: ignore[arg-type]
+        assert all(exprs), f"leaves_digest needs marker leaves, got {leaves!r}"
+        go = " ".join(e.go for e in exprs)  # type: ignore[union-attr]
+        return self.table.add(f"(list {go} | toJson | sha256sum | trunc 8)", "str")
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def version_at_least(version: str, minimum: str) -> bool:
+    """Helm's `semverCompare ">=minimum" version`, for plain x.y.z versions."""
+
+    def parts(v: str) -> tuple[int, ...]:
+        return tuple(int(part) for part in v.split("."))
+
+    return parts(version) >= parts(minimum)
 
 
 # Leaves whose values change the *structure* of the output (which objects, which fields).

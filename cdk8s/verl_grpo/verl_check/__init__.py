@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from ..constructs.runtime_env import all_overrides
+from ..problems import Problem
 from ..values.derive import DeploySpec
 from ..values.quantity import parse_quantity
 from .config import compose
-from .rules import Problem, check
+from .rules import check
 
 
 def training_problems(spec: DeploySpec, verl_version: str) -> list[Problem]:

@@ -4,10 +4,10 @@ config dataclasses), 'worker-init' (later, after GPUs are allocated), 'kit' (our
 
 from __future__ import annotations
 
-import re
-from dataclasses import asdict, dataclass
-
-from ..values.derive import RAY_CPUS_PER_GPU
+from ..preflight import model_billions
+from ..problems import VERL, Problem
+from ..values.refs import version_at_least
+from ..values.verl_placement import ray_cpus_per_gpu
 from .config import ComposedConfig
 
 A = "actor_rollout_ref.actor"
@@ -23,38 +23,21 @@ LOSS_AGG_MODES = {
 STRATEGIES = {"fsdp", "fsdp2"}
 
 
-@dataclass(frozen=True)
-class Problem:
-    severity: str  # "error" | "warning"
-    stage: str
-    key: str
-    message: str
-
-    def line(self) -> str:
-        return f"{self.severity}: {self.key}: {self.message} [verl {self.stage}]"
-
-    def as_dict(self) -> dict[str, str]:
-        return asdict(self)
+def error(stage: str, key: str, message: str) -> Problem:
+    """A verl setting verl would refuse; `stage` is where it would (module docstring)."""
+    return Problem("error", VERL, key, message, rule=f"verl {stage}")
 
 
-def _version(v: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in v.split("."))
-
-
-def ray_cpus_per_gpu(version: str) -> int:
-    """CPUs verl's placement groups ask per GPU bundle: 1 up to 0.6, RAY_CPUS_PER_GPU from 0.7."""
-    return 1 if _version(version) < (0, 7) else RAY_CPUS_PER_GPU
+def warning(stage: str, key: str, message: str) -> Problem:
+    return Problem("warning", VERL, key, message, rule=f"verl {stage}")
 
 
 def _both_or_neither(cfg: ComposedConfig, section: str, param: str) -> Problem | None:
     mbs, per_gpu = cfg.get(f"{section}.{param}"), cfg.get(f"{section}.{param}_per_gpu")
     if mbs is None and per_gpu is None:
-        return Problem(
-            "error", "startup", f"{section}.{param}_per_gpu", f"set one of {param} or {param}_per_gpu"
-        )
+        return error("startup", f"{section}.{param}_per_gpu", f"set one of {param} or {param}_per_gpu")
     if mbs is not None and per_gpu is not None:
-        return Problem(
-            "error",
+        return error(
             "startup",
             f"{section}.{param}",
             f"set only {param}_per_gpu ({param} is deprecated), not both",
@@ -69,13 +52,10 @@ def startup_rules(cfg: ComposedConfig) -> list[Problem]:
     n_gpus = g("trainer.n_gpus_per_node") * g("trainer.nnodes")
     dynamic = bool(g(f"{A}.use_dynamic_bsz"))
     if g(f"{A}.strategy") not in STRATEGIES:
-        out.append(
-            Problem("error", "kit", f"{A}.strategy", f"{g(f'{A}.strategy')!r}; this kit runs fsdp or fsdp2")
-        )
+        out.append(error("kit", f"{A}.strategy", f"{g(f'{A}.strategy')!r}; this kit runs fsdp or fsdp2"))
     if g(f"{A}.loss_agg_mode") not in LOSS_AGG_MODES:
         out.append(
-            Problem(
-                "error",
+            error(
                 "startup",
                 f"{A}.loss_agg_mode",
                 f"{g(f'{A}.loss_agg_mode')!r}; allowed: {', '.join(sorted(LOSS_AGG_MODES))}",
@@ -85,8 +65,7 @@ def startup_rules(cfg: ComposedConfig) -> list[Problem]:
         real = g("data.train_batch_size") * g(f"{R}.n")
         if real % n_gpus:
             out.append(
-                Problem(
-                    "error",
+                error(
                     "startup",
                     "data.train_batch_size",
                     f"train_batch_size x rollout.n = {real} is not divisible by the {n_gpus} GPUs",
@@ -97,8 +76,7 @@ def startup_rules(cfg: ComposedConfig) -> list[Problem]:
         mini, micro, sp = g(f"{A}.ppo_mini_batch_size"), g(f"{A}.ppo_micro_batch_size"), _sp(cfg)
         if g("data.train_batch_size") < mini:
             out.append(
-                Problem(
-                    "error",
+                error(
                     "startup",
                     f"{A}.ppo_mini_batch_size",
                     f"{mini} exceeds data.train_batch_size {g('data.train_batch_size')}",
@@ -107,8 +85,7 @@ def startup_rules(cfg: ComposedConfig) -> list[Problem]:
         elif micro is not None:
             if mini % micro:
                 out.append(
-                    Problem(
-                        "error",
+                    error(
                         "startup",
                         f"{A}.ppo_micro_batch_size",
                         f"ppo_mini_batch_size {mini} is not divisible by ppo_micro_batch_size {micro}",
@@ -116,8 +93,7 @@ def startup_rules(cfg: ComposedConfig) -> list[Problem]:
                 )
             elif micro * sp < n_gpus:
                 out.append(
-                    Problem(
-                        "error",
+                    error(
                         "startup",
                         f"{A}.ppo_micro_batch_size",
                         f"ppo_micro_batch_size {micro} x sequence parallel {sp} is below {n_gpus} GPUs",
@@ -136,17 +112,14 @@ def startup_rules(cfg: ComposedConfig) -> list[Problem]:
         and not g("actor_rollout_ref.model.use_remove_padding")
     ):
         out.append(
-            Problem(
-                "error",
+            error(
                 "startup",
                 "actor_rollout_ref.model.use_remove_padding",
                 "sequence parallelism (ulysses_sequence_parallel_size > 1) needs use_remove_padding=true",
             )
         )
     if g(f"{R}.val_kwargs.do_sample") and not (g(f"{R}.temperature") or 0) > 0:
-        out.append(
-            Problem("error", "startup", f"{R}.temperature", "validation sampling needs temperature > 0")
-        )
+        out.append(error("startup", f"{R}.temperature", "validation sampling needs temperature > 0"))
     return out
 
 
@@ -157,21 +130,19 @@ def worker_init_rules(cfg: ComposedConfig) -> list[Problem]:
     per_node, nodes = g("trainer.n_gpus_per_node"), g("trainer.nnodes")
     n_gpus, sp = per_node * nodes, _sp(cfg)
     name, mode = g(f"{R}.name"), g(f"{R}.mode")
-    names = {"vllm", "sglang"} if _version(cfg.version) < (0, 7) else {"vllm", "sglang", "trtllm"}
+    names = {"vllm", "sglang"} if not version_at_least(cfg.version, "0.7.0") else {"vllm", "sglang", "trtllm"}
     if name not in names:
         out.append(
-            Problem(
-                "error",
+            error(
                 "worker-init",
                 f"{R}.name",
                 f"{name!r} is not a rollout for verl {cfg.version}; allowed: {', '.join(sorted(names))}",
             )
         )
-    modes = {"sync", "async"} if _version(cfg.version) < (0, 7) else {"async"}
+    modes = {"sync", "async"} if not version_at_least(cfg.version, "0.7.0") else {"async"}
     if mode not in modes:
         out.append(
-            Problem(
-                "error",
+            error(
                 "worker-init",
                 f"{R}.mode",
                 f"{mode!r} is not a rollout mode of verl {cfg.version}; allowed: {', '.join(sorted(modes))}",
@@ -182,8 +153,7 @@ def worker_init_rules(cfg: ComposedConfig) -> list[Problem]:
     pp = g(f"{R}.pipeline_model_parallel_size") or 1
     if n_gpus % (tp * dp * pp):
         out.append(
-            Problem(
-                "error",
+            error(
                 "worker-init",
                 f"{R}.tensor_model_parallel_size",
                 f"{n_gpus} GPUs are not divisible by tensor x data x pipeline parallel = {tp * dp * pp}",
@@ -191,8 +161,7 @@ def worker_init_rules(cfg: ComposedConfig) -> list[Problem]:
         )
     if tp > per_node and tp % per_node:
         out.append(
-            Problem(
-                "error",
+            error(
                 "worker-init",
                 f"{R}.tensor_model_parallel_size",
                 f"TP {tp} spans nodes of {per_node} GPUs only in whole nodes",
@@ -203,8 +172,7 @@ def worker_init_rules(cfg: ComposedConfig) -> list[Problem]:
         normalized = g(f"{A}.ppo_mini_batch_size") * g(f"{R}.n") // (n_gpus // sp)
         if normalized <= 0:
             out.append(
-                Problem(
-                    "error",
+                error(
                     "worker-init",
                     f"{A}.ppo_mini_batch_size",
                     f"ppo_mini_batch_size x n / (GPUs / sp) is {normalized}: too few prompts per GPU",
@@ -212,8 +180,7 @@ def worker_init_rules(cfg: ComposedConfig) -> list[Problem]:
             )
         elif per_gpu and normalized % per_gpu:
             out.append(
-                Problem(
-                    "error",
+                error(
                     "worker-init",
                     f"{A}.ppo_micro_batch_size_per_gpu",
                     f"the mini-batch per GPU ({normalized}) is not divisible by {per_gpu}",
@@ -227,14 +194,8 @@ def worker_init_rules(cfg: ComposedConfig) -> list[Problem]:
     ):
         limit = g(f"{section}.{key}")
         if g(f"{section}.{flag}") and isinstance(limit, int) and limit < length:
-            out.append(
-                Problem(
-                    "error",
-                    "worker-init",
-                    f"{section}.{key}",
-                    f"{limit} tokens cannot hold one sequence of prompt + response = {length}",
-                )
-            )
+            too_short = f"{limit} tokens cannot hold one sequence of prompt + response = {length}"
+            out.append(error("worker-init", f"{section}.{key}", too_short))
     return out
 
 
@@ -244,8 +205,7 @@ def warnings(cfg: ComposedConfig, ray_cpus_per_node: float | None = None) -> lis
     kl_keys = sorted(k for k in cfg.overridden if k.startswith("algorithm.kl_ctrl."))
     if kl_keys and not g("algorithm.use_kl_in_reward"):
         out.append(
-            Problem(
-                "warning",
+            warning(
                 "kit",
                 kl_keys[0],
                 "has no effect without algorithm.use_kl_in_reward=true; "
@@ -254,17 +214,14 @@ def warnings(cfg: ComposedConfig, ray_cpus_per_node: float | None = None) -> lis
         )
     if g("algorithm.adv_estimator") == "grpo" and g(f"{R}.n") == 1:
         out.append(
-            Problem(
-                "warning", "kit", f"{R}.n", "GRPO compares a group of responses: rollout.n = 1 learns nothing"
-            )
+            warning("kit", f"{R}.n", "GRPO compares a group of responses: rollout.n = 1 learns nothing")
         )
     if ray_cpus_per_node is not None:
         per_gpu = ray_cpus_per_gpu(cfg.version)
         need = per_gpu * g("trainer.n_gpus_per_node")
         if ray_cpus_per_node < need:
             out.append(
-                Problem(
-                    "warning",
+                warning(
                     "kit",
                     "worker.cpu",
                     f"{ray_cpus_per_node:g} Ray CPUs per node; verl {cfg.version} places {per_gpu} per GPU "
@@ -277,8 +234,7 @@ def warnings(cfg: ComposedConfig, ray_cpus_per_node: float | None = None) -> lis
         reference = 2 if size >= 30 else 8 if size >= 7 else 32
         if micro > 2 * reference:
             out.append(
-                Problem(
-                    "warning",
+                warning(
                     "kit",
                     f"{A}.ppo_micro_batch_size_per_gpu",
                     f"{micro} per GPU is far above verl's recipes for a {size:g}B model ({reference})",
@@ -288,7 +244,7 @@ def warnings(cfg: ComposedConfig, ray_cpus_per_node: float | None = None) -> lis
 
 
 def check(cfg: ComposedConfig, ray_cpus_per_node: float | None = None) -> list[Problem]:
-    compose = [Problem("error", "compose", key, message) for key, message in cfg.compose_errors]
+    compose = [error("compose", key, message) for key, message in cfg.compose_errors]
     return [*compose, *startup_rules(cfg), *worker_init_rules(cfg), *warnings(cfg, ray_cpus_per_node)]
 
 
@@ -298,9 +254,3 @@ def _sp(cfg: ComposedConfig) -> int:
 
 def _uses_reference(cfg: ComposedConfig) -> bool:
     return bool(cfg.get("algorithm.use_kl_in_reward") or cfg.get(f"{A}.use_kl_loss"))
-
-
-def model_billions(path: str) -> float | None:
-    """Parameter count in billions from a model folder named like Qwen2.5-32B-Instruct."""
-    match = re.search(r"(\d+(?:\.\d+)?)[Bb](?![a-z])", path.rsplit("/", 1)[-1])
-    return float(match.group(1)) if match else None

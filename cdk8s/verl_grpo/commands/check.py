@@ -1,0 +1,36 @@
+"""verl-grpo check: the training settings against verl's own rules, per shipped profile."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .flags import output_flag, profiles, profiles_flag, spec, values_flags, verl_version_flag
+
+
+def add(verbs: argparse._SubParsersAction) -> None:
+    p = verbs.add_parser("check", help="check the training settings with verl's own rules")
+    profiles_flag(p, "shipped profile (repeatable; default: all)")
+    values_flags(p)
+    verl_version_flag(p)
+    output_flag(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..problems import as_json, errors
+    from ..verl_check import training_problems
+
+    report = {
+        profile.name: [p.at(profile.name) for p in training_problems(spec(args, profile), args.verl_version)]
+        for profile in profiles(args.profile)
+    }
+    if args.output == "json":
+        print(as_json(report))
+    else:
+        for name, problems in report.items():
+            for p in problems:
+                print(p.line())
+            verdict = "ok" if not problems else f"{len(problems)} problem(s)"
+            print(f"{name}: verl {args.verl_version}: {verdict}", file=sys.stderr)
+    return 1 if any(errors(ps) for ps in report.values()) else 0

@@ -1,0 +1,113 @@
+"""Flags several verbs share, and what they mean: profiles, values layers, the release."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..problems import VALUES, Problems, error
+from ..profiles import Profile, find_profile, shipped_profiles
+from ..values.derive import Release
+from ..values.loader import SET_STRING
+
+if TYPE_CHECKING:
+    from ..pipeline import Request
+    from ..values.derive import DeploySpec
+
+
+def values_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "-f",
+        "--values",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="FILE",
+        help="values file (repeatable; later files win)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a value, as helm --set (repeatable)",
+    )
+    p.add_argument(
+        "--set-string",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a value as a string, as helm --set-string (repeatable)",
+    )
+    p.add_argument("--release-name", default="verl", help="release name used in object names (default: verl)")
+    p.add_argument("-n", "--namespace", default="default", help="namespace of namespaced objects")
+
+
+def profiles_flag(p: argparse.ArgumentParser, help: str) -> None:
+    p.add_argument("--profile", action="append", default=[], metavar="NAME", help=help)
+
+
+def profile_flag(p: argparse.ArgumentParser, default: str) -> None:
+    p.add_argument(
+        "--profile",
+        default=default,
+        metavar="NAME",
+        help=f"shipped profile under your values (default: {default})",
+    )
+
+
+def output_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-o", "--output", choices=["text", "json"], default="text")
+
+
+def profiles(names: list[str]) -> list[Profile]:
+    """The named shipped profiles (all of them for none); an unknown name is refused."""
+    chosen = names or [p.name for p in shipped_profiles()]
+    allowed = ", ".join(p.name for p in shipped_profiles())
+    unknown = [n for n in chosen if find_profile(n) is None]
+    if unknown:
+        raise Problems(
+            error(VALUES, "--profile", f"{n!r} is not a shipped profile; allowed: {allowed}") for n in unknown
+        )
+    return [p for n in chosen if (p := find_profile(n)) is not None]
+
+
+def sets(args: argparse.Namespace) -> tuple[str, ...]:
+    # Helm applies --set before --set-string; both after -f files.
+    return (*args.set, *(SET_STRING + s for s in args.set_string))
+
+
+def release(args: argparse.Namespace) -> Release:
+    return Release(args.release_name, args.namespace)
+
+
+def request(args: argparse.Namespace, profile: Profile, check_verl: bool = True) -> Request:
+    """One rendering of `profile` under the flags' values (`check_verl`: see pipeline.Request)."""
+    from ..pipeline import Request
+
+    return Request(
+        profile.name, profile.layer(), tuple(args.values), sets(args), release(args), check_verl=check_verl
+    )
+
+
+def spec(args: argparse.Namespace, profile: Profile) -> DeploySpec:
+    """The checked spec of one profile under the flags' values; problems name the profile."""
+    from ..pipeline import load_spec
+
+    try:
+        return load_spec(profile.layer(), args.values, sets(args), release(args))
+    except Problems as e:
+        raise e.at(profile.name) from None
+
+
+def verl_version_flag(p: argparse.ArgumentParser) -> None:
+    from .. import VERL_VERSION
+    from ..verl_check.config import supported_versions
+
+    p.add_argument(
+        "--verl-version",
+        default=VERL_VERSION,
+        choices=supported_versions(),
+        help=f"verl version the job runs (default: {VERL_VERSION}, the kit's)",
+    )

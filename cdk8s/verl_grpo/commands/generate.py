@@ -1,0 +1,45 @@
+"""verl-grpo generate: everything generated (dist/, the chart, the overlays), from one process."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add(verbs: argparse._SubParsersAction) -> None:
+    p = verbs.add_parser(
+        "generate",
+        help="write everything generated: dist/ (all profiles + chart archive), charts/, overlays/",
+    )
+    p.add_argument("--root", default=".", type=Path, help="repository root (default: .)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Render and validate all of it first, then swap each tree in."""
+    from .. import __version__
+    from ..pipeline import Request, synthesize
+    from ..profiles import shipped_profiles
+    from ..render.atomic import write_tree
+    from ..render.chart import chart_files
+    from ..render.dist import dist_files
+    from ..render.overlays import overlay_files
+    from ..render.package import chart_archive
+    from ..values.derive import CHART_NAME
+
+    root: Path = args.root
+    renderings = synthesize([Request(p.name, p.layer()) for p in shipped_profiles()])
+    chart = chart_files()
+    archive = f"{CHART_NAME}-{__version__}.tgz"
+    dist = {**dist_files(renderings), archive: chart_archive(CHART_NAME, chart.files)}
+    old_archives = [p.name for p in (root / "dist").glob(f"{CHART_NAME}-*.tgz")]
+    write_tree(root / "dist", dist, replace=[*renderings, *old_archives])
+    write_tree(root / "charts" / CHART_NAME, chart.files)
+    write_tree(root / "overlays", overlay_files())
+    print(
+        f"wrote dist/ ({len(renderings)} profiles, {archive}), charts/{CHART_NAME}/ "
+        f"({chart.template_count} templates), overlays/",
+        file=sys.stderr,
+    )
+    return 0

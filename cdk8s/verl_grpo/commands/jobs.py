@@ -1,0 +1,32 @@
+"""The job verbs (submit, status, logs, stop, metrics): flags in jobs/verbs.py, work in jobs/commands.py."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..jobs.verbs import add_job_verbs
+from ..values.derive import DeploySpec
+from .flags import profiles, request, values_flags
+
+
+def add(verbs: argparse._SubParsersAction) -> None:
+    add_job_verbs(verbs, values_flags, run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..jobs.commands import run_job_verb
+
+    return run_job_verb(args, submit_spec)
+
+
+def submit_spec(args: argparse.Namespace) -> DeploySpec:
+    """The values `submit` sends, checked as synth checks them (a run refused here costs no GPU);
+    --compose-only leaves the verl rules to the image's verl itself."""
+    from ..pipeline import synthesize
+
+    (profile,) = profiles([args.profile])
+    (rendering,) = synthesize([request(args, profile, check_verl=not args.compose_only)]).values()
+    for w in rendering.warnings:
+        print(w.line(), file=sys.stderr)
+    return rendering.spec

@@ -1,0 +1,53 @@
+"""verl-grpo synth: manifests for shipped profiles or your values, one file per object."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..profiles import shipped_profiles
+from .flags import profiles, profiles_flag, request, values_flags
+
+
+def add(verbs: argparse._SubParsersAction) -> None:
+    p = verbs.add_parser("synth", help="render manifests for shipped profiles or your values")
+    profiles_flag(
+        p,
+        "shipped profile to render (repeatable; default: all): "
+        + ", ".join(s.name for s in shipped_profiles()),
+    )
+    values_flags(p)
+    p.add_argument(
+        "-o",
+        "--output",
+        default="dist",
+        metavar="DIR",
+        help="write DIR/<profile>/ (default: dist); '-' prints one profile to stdout",
+    )
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..pipeline import synthesize
+    from ..render.atomic import write_tree
+    from ..render.dist import dist_files
+    from ..yaml_io import dump_all
+
+    chosen = profiles(args.profile)
+    if args.output == "-" and len(chosen) != 1:
+        print("verl-grpo synth: -o - needs exactly one --profile", file=sys.stderr)
+        return 2
+    renderings = synthesize([request(args, p) for p in chosen])
+    for r in renderings.values():
+        for w in r.warnings:
+            print(w.line(), file=sys.stderr)
+    if args.output == "-":
+        (only,) = renderings.values()
+        sys.stdout.write(dump_all([o.manifest for o in only.objects]))
+        return 0
+    out = Path(args.output)
+    write_tree(out, dist_files(renderings), replace=list(renderings))
+    for name, r in renderings.items():
+        print(f"wrote {out / name}/ ({len(r.objects)} objects)", file=sys.stderr)
+    return 0

@@ -1,0 +1,114 @@
+{{- /* The spec of the object named after its digest (Ops.spec_digest). */}}
+{{- define "verl-grpo.dataPrepJob.spec" }}
+{{- $facts := index (include "verl-grpo.facts" . | fromYaml) .Values.gpu.type .Values.cluster.mode }}
+backoffLimit: {{ .Values.dataPrep.backoffLimit | toJson }}
+template:
+  metadata:
+    labels:
+      app.kubernetes.io/name: verl-grpo
+      app.kubernetes.io/instance: {{ .Release.Name | toJson }}
+    annotations:
+      gke-gcsfuse/volumes: 'true'
+      gke-gcsfuse/cpu-limit: {{ (.Values.storage.sidecar.cpuLimit | default $facts.sidecarCpuLimit) | toJson }}
+      gke-gcsfuse/memory-limit: {{ (.Values.storage.sidecar.memoryLimit | default $facts.sidecarMemoryLimit) | toJson }}
+      gke-gcsfuse/ephemeral-storage-limit: {{ (.Values.storage.sidecar.ephemeralStorageLimit | default $facts.sidecarEphemeralStorageLimit) | toJson }}
+  spec:
+    serviceAccountName: {{ .Values.serviceAccount.name | toJson }}
+    automountServiceAccountToken: false
+    securityContext:
+      seccompProfile:
+        type: RuntimeDefault
+    restartPolicy: Never
+    nodeSelector:
+      {{- if (eq .Values.cluster.mode "standard") }}
+      cloud.google.com/gke-nodepool: {{ .Values.cluster.cpuNodePool | toJson }}
+      {{- end }}
+      {{- if (eq .Values.cluster.mode "autopilot") }}
+      cloud.google.com/compute-class: {{ .Values.cluster.computeClass | toJson }}
+      {{- end }}
+      {{- if (eq .Values.cluster.mode "autopilot") }}
+      cloud.google.com/machine-family: {{ .Values.cluster.headMachineFamily | toJson }}
+      {{- end }}
+    containers:
+    - name: data-prep
+      image: {{ list .Values.image.repository ":" .Values.image.tag | join "" | toJson }}
+      imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
+      command:
+      - bash
+      - -c
+      - |
+        set -euo pipefail
+        step() {  # step DIR FUNCTION: run FUNCTION unless DIR holds the marker, then write the marker
+          if [ -f "$1/.verl-grpo-complete" ]; then echo "skip: $1 is complete"; return 0; fi
+          echo "run: $2 -> $1"; "$2"; mkdir -p "$1"; date -u +%FT%TZ > "$1/.verl-grpo-complete"
+        }
+        download_model() {
+          python3 - <<'PY'
+        import os
+        from huggingface_hub import snapshot_download
+        snapshot_download(os.environ["MODEL_ID"], local_dir=os.environ["MODEL_DIR"])
+        PY
+        }
+        fetch_verl() {
+          rm -rf "$VERL_DIR.partial"
+          git clone --quiet --depth 1 --branch "v$VERL_VERSION" https://github.com/verl-project/verl "$VERL_DIR.partial"
+          rm -rf "$VERL_DIR" && mv "$VERL_DIR.partial" "$VERL_DIR"
+        }
+        prepare_gsm8k() {
+          # The verlai/verl images install verl for its dependencies, then uninstall it
+          # (verl docker/Dockerfile.stable.vllm); gsm8k.py imports verl.utils.hdfs_io: use the clone.
+          PYTHONPATH="$VERL_DIR" \
+            python3 "$VERL_DIR/examples/data_preprocess/gsm8k.py" --local_save_dir "$DATA_DIR"
+        }
+        step "$MODEL_DIR" download_model
+        step "$VERL_DIR" fetch_verl
+        step "$DATA_DIR" prepare_gsm8k
+      env:
+      - name: MODEL_ID
+        value: {{ .Values.dataPrep.modelId | toJson }}
+      - name: MODEL_DIR
+        value: {{ list .Values.storage.mountPath "/" .Values.storage.modelDir | join "" | toJson }}
+      - name: VERL_DIR
+        value: {{ list .Values.storage.mountPath "/" .Values.storage.verlDir | join "" | toJson }}
+      - name: DATA_DIR
+        value: {{ list .Values.storage.mountPath "/" .Values.storage.dataDir | join "" | toJson }}
+      - name: VERL_VERSION
+        value: 0.6.1
+      - name: HF_HOME
+        value: /tmp/huggingface
+      - name: HF_TOKEN
+        valueFrom:
+          secretKeyRef:
+            name: {{ .Values.dataPrep.hfTokenSecret | toJson }}
+            key: token
+            optional: true
+      resources:
+        requests:
+          cpu: {{ .Values.dataPrep.cpu | toJson }}
+          memory: {{ .Values.dataPrep.memory | toJson }}
+          ephemeral-storage: {{ .Values.dataPrep.ephemeralStorage | toJson }}
+        limits:
+          cpu: {{ .Values.dataPrep.cpu | toJson }}
+          memory: {{ .Values.dataPrep.memory | toJson }}
+          ephemeral-storage: {{ .Values.dataPrep.ephemeralStorage | toJson }}
+      securityContext:
+        allowPrivilegeEscalation: false
+        capabilities:
+          drop:
+          - ALL
+      volumeMounts:
+      - name: data
+        mountPath: {{ .Values.storage.mountPath | toJson }}
+      - name: scratch
+        mountPath: /tmp
+    volumes:
+    - name: data
+      persistentVolumeClaim:
+        claimName: {{ list .Release.Name "-data-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
+    - name: scratch
+      emptyDir: {}
+{{- end }}
+
+{{- define "verl-grpo.dataPrepJob.digest" -}}
+{{ include "verl-grpo.dataPrepJob.spec" . | fromYaml | toJson | sha256sum | trunc 8 }}
+{{- end }}

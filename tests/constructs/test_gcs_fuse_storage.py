@@ -1,0 +1,48 @@
+"""constructs/gcs_fuse_storage.py: the bucket's PVs, claims and FUSE mount options."""
+
+from __future__ import annotations
+
+import pytest
+
+from verl_grpo.constructs.gcs_fuse_storage import CHECKPOINT_OPTIONS, READ_MOSTLY_OPTIONS
+from verl_grpo.values.quantity import parse_quantity
+
+from ..conftest import objects_of_kind, pods
+
+
+def test_volumes_are_bound_explicitly_and_retained(shipped):
+    r = shipped["b200-standard"]
+    pvs = {p["metadata"]["name"]: p for p in objects_of_kind(r, "PersistentVolume")}
+    for pvc in objects_of_kind(r, "PersistentVolumeClaim"):
+        pv = pvs[pvc["spec"]["volumeName"]]
+        assert pv["spec"]["claimRef"] == {"namespace": "default", "name": pvc["metadata"]["name"]}
+        assert pv["spec"]["persistentVolumeReclaimPolicy"] == "Retain"
+        # One handle per PV (bucket:suffix): equal handles make kubelet skip the second mount.
+        role = "checkpoints" if "-checkpoints-" in pvc["metadata"]["name"] else "data"
+        assert pv["spec"]["csi"]["volumeHandle"] == f"verl-grpo-data:{role}"
+        assert pv["spec"]["storageClassName"] == pvc["spec"]["storageClassName"] == ""
+
+
+@pytest.mark.parametrize("options", [READ_MOSTLY_OPTIONS, CHECKPOINT_OPTIONS])
+def test_mount_options_are_coherent(options):
+    if "metadata-cache:ttl-secs:0" in options:
+        assert not any("cache-max-size-mb:-1" in o for o in options)
+    if "file-cache:enable-parallel-downloads:true" in options:
+        assert any(o.startswith("file-cache:max-size-mb:") for o in options)
+
+
+def test_data_is_read_only_and_checkpoints_writable(shipped):
+    for _, pod in pods(shipped["h200-standard"]):
+        mounts = {m["name"]: m for m in pod["spec"]["containers"][0]["volumeMounts"]}
+        assert mounts["data"]["readOnly"] is True
+        assert mounts["checkpoints"].get("readOnly", False) is False
+
+
+def test_sidecar_limits_are_legal_for_the_mode(shipped):
+    for name, r in shipped.items():
+        for _, pod in pods(r):
+            ann = pod["metadata"]["annotations"]
+            assert ann["gke-gcsfuse/volumes"] == "true"
+            limits = [ann[f"gke-gcsfuse/{k}-limit"] for k in ("cpu", "memory", "ephemeral-storage")]
+            if "autopilot" in name:
+                assert all(parse_quantity(v) > 0 for v in limits)

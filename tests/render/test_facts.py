@@ -1,0 +1,89 @@
+"""render/facts.py: values that differ only with the GPU type and mode become lookups in one table."""
+
+from __future__ import annotations
+
+import yaml
+
+from verl_grpo.render.facts import LOOKUP, Facts, with_lookup
+from verl_grpo.render.templates import Action, Dimension, Variants, combos, merge, render_tree
+
+from ..conftest import REPO
+
+GPU = Dimension("gpu.type", ("b200", "h200"))
+MODE = Dimension("cluster.mode", ("standard", "autopilot"))
+CAPACITY = Dimension("cluster.capacity", ("spot", "on-demand"))
+DIMS = [GPU, MODE, CAPACITY]
+
+
+def each(value_of) -> dict:
+    return {c: value_of(*c) for c in combos(DIMS)}
+
+
+def test_a_scalar_that_follows_the_gpu_is_looked_up() -> None:
+    facts = Facts(DIMS)
+    tree = merge(each(lambda gpu, mode, cap: {"nodeSelector": {"accelerator": f"nvidia-{gpu}"}}), DIMS, facts)
+    assert tree == {"nodeSelector": {"accelerator": Action("{{ $facts.accelerator }}")}}
+    assert facts.table == {"accelerator": {(g, m): f"nvidia-{g}" for g in GPU.choices for m in MODE.choices}}
+
+
+def test_a_default_in_an_action_is_named_after_its_value() -> None:
+    facts = Facts(DIMS)
+    memory = {"standard": "3597Gi", "autopilot": "3584Gi"}
+    trees = each(
+        lambda gpu, mode, cap: Action(
+            f'{{{{ (.Values.worker.memory | default "{memory[mode]}") | toJson }}}}'
+        )
+    )
+    assert merge(trees, DIMS, facts) == Action(
+        "{{ (.Values.worker.memory | default $facts.workerMemory) | toJson }}"
+    )
+    assert facts.table["workerMemory"][("h200", "autopilot")] == "3584Gi"
+
+
+def test_the_gpu_type_itself_is_read_from_values_not_the_table() -> None:
+    facts = Facts(DIMS)
+    trees = each(lambda gpu, mode, cap: Action(f'{{{{ list .Release.Name "-{gpu}" | join "" | toJson }}}}'))
+    assert merge(trees, DIMS, facts) == Action(
+        '{{ list .Release.Name "-" .Values.gpu.type | join "" | toJson }}'
+    )
+    assert facts.table == {}
+
+
+def test_only_the_differing_token_of_a_long_text_is_a_fact() -> None:
+    facts = Facts(DIMS)
+    tuner = {"b200": "a4", "h200": "a3u"}
+    text = 'env:\\n  NCCL_TUNER_CONFIG_PATH: \\"/gib/tuner_{}.txtpb\\"\\n  NCCL_NET: gIB\\n'
+    trees = each(
+        lambda gpu, mode, cap: Action(f'{{{{ list "{text.format(tuner[gpu])}" | join "" | toJson }}}}')
+    )
+    merged = merge(trees, DIMS, facts)
+    assert merged == Action(
+        '{{ list "env:\\n  NCCL_TUNER_CONFIG_PATH: \\"" $facts.ncclTunerConfigPath '
+        '"\\"\\n  NCCL_NET: gIB\\n" | join "" | toJson }}'
+    )
+    assert facts.table["ncclTunerConfigPath"][("b200", "standard")] == "/gib/tuner_a4.txtpb"
+
+
+def test_what_varies_with_other_keys_or_is_not_a_plain_scalar_stays_guarded() -> None:
+    facts = Facts(DIMS)
+    by_capacity = merge(each(lambda gpu, mode, cap: {"spot": cap == "spot"}), DIMS, facts)
+    assert isinstance(by_capacity["spot"], Variants)
+    quoted = merge(each(lambda gpu, mode, cap: {"count": "8" if gpu == "b200" else "4"}), DIMS, facts)
+    assert isinstance(quoted["count"], Variants)  # '8' is quoted in YAML: `{{ $facts.count }}` would not be
+    assert facts.table == {}
+
+
+def test_the_table_has_a_row_for_every_gpu_and_mode_and_templates_bind_it() -> None:
+    facts = Facts(DIMS)
+    body = render_tree(merge(each(lambda gpu, mode, cap: {"a": f"x-{gpu}"}), DIMS, facts))
+    assert with_lookup(body).startswith(LOOKUP + "\n") and with_lookup("a: 1\n") == "a: 1\n"
+    text = facts.template()
+    rows = yaml.safe_load(text.split("}}\n", 2)[2].rsplit("{{ end }}", 1)[0])
+    assert rows == {g: {m: {"a": f"x-{g}"} for m in MODE.choices} for g in GPU.choices}
+
+
+def test_the_chart_branches_on_no_gpu_type() -> None:
+    """Every per-GPU difference of the shipped chart is a lookup; guards remain only around
+    fields that exist in some modes, capacities or run kinds."""
+    templates = (REPO / "charts" / "verl-grpo" / "templates").glob("*")
+    assert not [t.name for t in templates if "eq .Values.gpu.type" in t.read_text()]

@@ -1,0 +1,172 @@
+"""The values model: defaults, merge order, schema strictness and clear errors."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from verl_grpo.problems import Problems
+from verl_grpo.values.loader import deep_merge, load_values, merge_layers, parse_set
+from verl_grpo.values.machines import gpu_profiles
+from verl_grpo.values.schema import values_schema
+
+
+def test_defaults_pass_the_schema_they_come_with():
+    jsonschema.Draft7Validator.check_schema(values_schema())
+    assert load_values(None).gpu.type == "b200"
+
+
+def test_every_leaf_has_a_description():
+    def walk(node, path):
+        if node.get("type") == "object" and "properties" in node:
+            for key, child in node["properties"].items():
+                yield from walk(child, f"{path}.{key}")
+        elif node.get("type") == "array" and "properties" in node.get("items", {}):
+            yield from walk(node["items"], f"{path}[]")
+        else:
+            yield path, node
+
+    leaves = list(walk(values_schema(), ""))
+    assert len(leaves) > 60
+    missing = [p for p, n in leaves if not n.get("description")]
+    assert missing == []
+
+
+def test_schema_is_closed_everywhere():
+    def objects(node):
+        if isinstance(node, dict):
+            if node.get("type") == "object":
+                yield node
+            for v in node.values():
+                yield from objects(v)
+
+    schema = values_schema()
+    # `global` is Helm's own (an umbrella chart's shared values), accepted as it comes.
+    assert schema["properties"]["global"] == {
+        "type": "object",
+        "description": schema["properties"]["global"]["description"],
+    }
+    for obj in objects(
+        {**schema, "properties": {k: v for k, v in schema["properties"].items() if k != "global"}}
+    ):
+        if "properties" not in obj:  # a map (label selectors): every value typed, no free shape
+            assert obj.get("additionalProperties") == {"type": "string"}, obj.get("description")
+            continue
+        assert obj.get("additionalProperties") is False, obj.get("description")
+
+
+def test_merge_order_defaults_profile_files_then_set(tmp_path):
+    f1, f2 = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    f1.write_text("worker: {replicas: 3}\nstorage: {bucket: first-bucket}\n")
+    f2.write_text("worker: {replicas: 4}\n")
+    merged = merge_layers({"gpu": {"type": "h200"}}, [f1, f2], ["worker.replicas=5"])
+    assert merged["gpu"]["type"] == "h200"
+    assert merged["storage"]["bucket"] == "first-bucket"
+    assert merged["worker"]["replicas"] == 5
+    assert merged["worker"]["tolerations"][0]["key"] == "nvidia.com/gpu"  # untouched defaults survive
+
+
+def test_lists_replace_and_null_deletes_as_in_helm():
+    base = {"a": {"l": [1, 2], "k": 1, "m": {"x": 1}}}
+    assert deep_merge(base, {"a": {"l": [3]}}) == {"a": {"l": [3], "k": 1, "m": {"x": 1}}}
+    assert deep_merge(base, {"a": {"k": None}}) == {"a": {"l": [1, 2], "m": {"x": 1}}}
+
+
+@pytest.mark.parametrize(
+    ("expr", "expected"),
+    [
+        ("a.b=3", {"a": {"b": 3}}),
+        ("a=true", {"a": True}),
+        ("a=1e-5", {"a": "1e-5"}),  # Helm types only integers and booleans
+        ("a=007", {"a": "007"}),
+        ("a=x,b.c=y", {"a": "x", "b": {"c": "y"}}),
+        ("a={x,y}", {"a": ["x", "y"]}),
+        ("a=null", {"a": None}),
+    ],
+)
+def test_set_is_typed_like_helm(expr, expected):
+    assert parse_set(expr) == expected
+
+
+@pytest.mark.parametrize(
+    ("sets", "needle"),
+    [
+        (["worker.replica=3"], "worker.replica: unknown key; allowed: replicas, cpu"),
+        (["worker.replicas=abc"], "worker.replicas: 'abc' is not of type 'integer'"),
+        (["worker.replicas=-1"], "worker.replicas: -1 is less than the minimum of 1"),
+        (["gpu.type=gb300"], "gpu.type: 'gb300' is not one of ['b200', 'h200']"),
+        (["run.name=Run_1"], "run.name: 'Run_1' does not match"),
+        (["storage.bucket=gs://my-bucket"], "storage.bucket: 'gs://my-bucket' does not match"),
+        (["worker.memory=lots"], "worker.memory: 'lots' does not match"),
+        (["cluster.mode=gke"], "cluster.mode: 'gke' is not one of ['standard', 'autopilot']"),
+        (["training=null"], "'training' is a required property"),
+        (["storage.modelDir=../etc"], "storage.modelDir: '../etc' does not match"),
+    ],
+)
+def test_bad_values_name_key_value_and_rule(sets, needle):
+    with pytest.raises(Problems) as err:
+        load_values(None, sets=sets)
+    assert any(needle in p.line() for p in err.value.problems), str(err.value)
+    assert all("\n" not in p.line() for p in err.value.problems)
+
+
+def test_unreadable_and_non_mapping_files(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("- a\n- b\n")
+    with pytest.raises(Problems, match="must hold a mapping"):
+        load_values(None, files=[bad])
+    with pytest.raises(Problems, match="cannot read"):
+        load_values(None, files=[tmp_path / "missing.yaml"])
+    bad.write_text("a: [\n")
+    with pytest.raises(Problems, match="not valid YAML"):
+        load_values(None, files=[bad])
+
+
+def test_gpu_types_come_from_data_files():
+    assert set(gpu_profiles()) == {"b200", "h200"}
+    enum = values_schema()["properties"]["gpu"]["properties"]["type"]["enum"]
+    assert enum == list(gpu_profiles())
+    assert json.dumps(values_schema())  # serializable as the chart's values.schema.json
+
+
+def test_schema_patterns_mean_the_same_in_go_and_python():
+    """Go's regexp (Helm) reads \\d, \\w, \\s as ASCII; Python's as Unicode. Use explicit classes."""
+    text = json.dumps(values_schema())
+    for escape in (r"\\d", r"\\w", r"\\s", r"\\b", "(?=", "(?!", "(?<"):
+        assert escape not in text, escape
+
+
+def test_a_new_gpu_type_is_one_data_file(tmp_path):
+    """GB200 as a data file in a copy of the package: schema, synth and chart pick it up, no code."""
+    import shutil
+    import subprocess
+    import sys
+
+    import verl_grpo
+
+    pkg = tmp_path / "verl_grpo"
+    shutil.copytree(verl_grpo.__path__[0], pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    (pkg / "data" / "gpus" / "gb200.yaml").write_text(
+        "name: gb200\nmachineType: a4x-highgpu-4g\naccelerator: nvidia-gb200\ngpusPerNode: 4\n"
+        "vcpu: 140\nmemoryGB: 884\ngpuMemoryGB: 186\n"
+        "ncclTunerConfig: /usr/local/gib/configs/tuner_config_a4x.txtpb\nminGkeVersion: 1.32.4-gke.1000000\n"
+    )
+    out = tmp_path / "out"
+    code = (
+        "import sys; from verl_grpo.cli import main; "
+        f"sys.exit(main(['synth', '-o', {str(out)!r}, '--profile', 'gb200-standard', "
+        "'--set', 'training.tensorParallelSize=4']))"
+    )
+    env = {
+        "PYTHONPATH": str(tmp_path),
+        "PATH": "/usr/bin:/bin",
+        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
+    }
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    (path,) = (out / "gb200-standard").glob("rayjob-verl-grpo-001-*.yaml")
+    job = path.read_text()
+    assert "nvidia-gb200" in job and "tuner_config_a4x" in job and "nvidia.com/gpu: '4'" in job
+    assert "'trainer.n_gpus_per_node=4'" in job
