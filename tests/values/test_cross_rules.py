@@ -4,23 +4,25 @@ The property test draws values around every rule's edges and requires `verl-grpo
 
 from __future__ import annotations
 
+import json
 import re
 
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from verl_grpo.pipeline import load_spec
 from verl_grpo.problems import Problems
-from verl_grpo.values.cross_rules import RULES, V, op
+from verl_grpo.values.cross_rules import RULES
 from verl_grpo.values.derive import Release
+from verl_grpo.values.expressions import QUANTITY_TEMPLATE, V, op
 
 from ..helm_tools import CHART, run, tool
 
 FAILED = re.compile(r"execution error at \([^)]*\): (.*) \[([a-z0-9-]+)\]$", re.MULTILINE)
 
 
-def test_expressions_mean_the_same_in_python_as_their_go_spelling() -> None:
+def test_expressions_are_spelled_as_go_templates() -> None:
     scope = {"Values": {"a": {"n": 12, "s": "x"}, "v": "1.4.2"}, "Release": {"Name": "verl"}}
     cases = [
         (op("eq", V("Values.a.s"), "x"), True, '(eq .Values.a.s "x")'),
@@ -32,16 +34,65 @@ def test_expressions_mean_the_same_in_python_as_their_go_spelling() -> None:
             '(len (print .Release.Name "-" .Values.a.s))',
         ),
         (op("older", V("Values.v"), "1.5.0"), True, '(not (semverCompare ">=1.5.0" .Values.v))'),
-        (
-            op("nested", "/data", "/data/x"),
-            True,
-            '(or (eq "/data" "/data/x") (hasPrefix (print "/data/x" "/") "/data") '
-            '(hasPrefix (print "/data" "/") "/data/x"))',
-        ),
         (op("plus", op("length", "ab"), 9), 11, '(add (len (print "ab")) 9)'),
+        (op("quantity", "2Gi"), 2 * 2**30, '(include "verl-grpo.quantity" "2Gi" | float64)'),
     ]
     for expr, value, go in cases:
         assert expr.py(scope) == value and expr.go() == go
+
+
+# Each expression with the values it is evaluated on: Python's answer must be Go's, exactly.
+EXPRESSIONS = [
+    op("quantity", V("Values.q")),
+    op("addf", op("quantity", V("Values.q")), 0.1, op("quantity", "250Mi")),
+    op("subf", op("quantity", V("Values.q")), 0.3, 0.05),
+    op("mulf", op("quantity", V("Values.q")), 1 / 2**30),
+    op("fixed2", op("mulf", op("quantity", V("Values.q")), 1 / 2**30)),
+    op("gtf", op("quantity", V("Values.q")), op("quantity", "2")),
+    op("eqf", op("quantity", V("Values.q")), 0),
+    op("or", V("Values.s"), "fallback"),
+    op("concat", V("Values.s"), "/", V("Values.num")),
+    op("times", V("Values.num"), 3),
+    op("over", op("times", V("Values.num"), 7), 4),
+    op("ge", V("Values.num"), 12),
+    op("matches", V("Values.args"), r"(?m)^[+~]*(a\.b|c)="),
+    op("matches", V("Values.s"), "^[a-z]([-a-z0-9]*[a-z0-9])?$"),
+    op("nested", V("Values.path"), "/data"),
+    op("older", V("Values.v"), "1.5.0"),
+    op("length", V("Release.Name"), "-", V("Values.s")),
+]
+SCOPES = [
+    {"q": "2800Gi", "s": "", "num": 12, "args": [], "path": "/data/x", "v": "1.4.2"},
+    {"q": "0.1", "s": "x", "num": 5, "args": ["+a.b=1"], "path": "/datum", "v": "1.5.0"},
+    {"q": "500m", "s": "yy", "num": 0, "args": ["z=1", "~c=2"], "path": "/data", "v": "1.6.1"},
+    {"q": "1.5Ti", "s": "z", "num": 7, "args": ["a.bc=1"], "path": "/", "v": "1.10.0"},
+    {"q": "0", "s": "w", "num": 1, "args": ["xa.b=1"], "path": "/d", "v": "0.9.9"},
+    {"q": "123456789k", "s": "v", "num": 3, "args": [], "path": "/data", "v": "1.5.1"},
+    {"q": "14Gi", "s": "u", "num": 2, "args": [], "path": "/x/data", "v": "2.0.0"},
+]
+
+
+def test_expressions_give_the_same_answers_in_python_and_in_helm(tmp_path) -> None:
+    """Every function of the language, run by the real helm on several values, against Python."""
+    chart = tmp_path / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: exprs\nversion: 0.1.0\n")
+    (chart / "templates" / "_quantity.tpl").write_text(QUANTITY_TEMPLATE + "\n")
+    answers = " ".join(e.go() for e in EXPRESSIONS)
+    (chart / "templates" / "answers.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: answers\n"
+        f"data:\n  answers: {{{{ list {answers} | toJson | quote }}}}\n"
+    )
+    for values in SCOPES:
+        (tmp_path / "values.yaml").write_text(yaml.safe_dump(values))
+        done = run(tool("helm"), "template", "verl", str(chart), "-f", str(tmp_path / "values.yaml"))
+        assert done.returncode == 0, done.stderr
+        go = json.loads(yaml.safe_load(done.stdout)["data"]["answers"])
+        scope = {"Values": values, "Release": {"Name": "verl"}}
+        python = [e.py(scope) for e in EXPRESSIONS]
+        assert go == python, [
+            (e.go(), g, p) for e, g, p in zip(EXPRESSIONS, go, python, strict=True) if g != p
+        ]
 
 
 def test_every_rule_has_an_id_a_key_and_a_chart_fail() -> None:
@@ -50,9 +101,9 @@ def test_every_rule_has_an_id_a_key_and_a_chart_fail() -> None:
         assert f"[{r.id}]" in template and f'"{r.key}: "' in template
 
 
-def cli_verdict(values: dict, release: str) -> set[tuple[str, str]]:
+def cli_verdict(values_file, release: str) -> set[tuple[str, str]]:
     try:
-        load_spec({}, (), _sets(values), Release(release, "default"))
+        load_spec({}, (values_file,), (), Release(release, "default"))
     except Problems as e:
         table = {r.id for r in RULES}
         return {(p.rule, f"{p.key}: {p.message}") for p in e.problems if p.rule in table}
@@ -68,80 +119,112 @@ def helm_verdict(values_file, release: str) -> tuple[str, str] | None:
     return found[2], found[1]
 
 
-def _sets(values: dict) -> tuple[str, ...]:
-    out = []
-    for section, fields in values.items():
-        for key, value in fields.items():
-            text = str(value).lower() if isinstance(value, bool) else str(value)
-            out.append(("string:" if isinstance(value, str) else "") + f"{section}.{key}={text}")
-    return tuple(out)
+# Values around every rule's edges; each draw changes a few of them and leaves the rest at the
+# chart's defaults, so that some draws pass and pairs of settings meet.
+EDGES: dict[str, list] = {
+    "cluster.mode": ["standard", "autopilot"],
+    "cluster.zone": ["", "us-central1-b"],
+    "cluster.capacity": ["spot", "reservation", "flex-start", "on-demand"],
+    "cluster.reservation": ["", "res-a"],
+    "job.ttlSecondsAfterFinished": [0, 1, 300],
+    "job.shutdownAfterJobFinishes": [True, False],
+    "job.submissionMode": ["K8sJobMode", "HTTPMode", "SidecarMode"],
+    "kuberay.version": ["1.4.2", "1.5.0", "1.6.1"],
+    "run.kind": ["RayJob", "RayCluster"],
+    "run.name": ["r", "a" * 33, "a" * 36],
+    "gpu.type": ["b200", "h200"],
+    "training.tensorParallelSize": [1, 2, 4, 8, 3, 16],
+    "training.trainBatchSize": [256, 1001, 64],
+    "training.rolloutN": [8, 5, 1],
+    "training.ppoMiniBatchSize": [256, 64, 512, 1],
+    "training.ppoMicroBatchSizePerGpu": [2, 4, 3],
+    "training.extraArgs": [
+        [],
+        ["actor_rollout_ref.actor.use_dynamic_bsz=true"],
+        ["trainer.val_before_train=false"],
+    ],
+    "worker.replicas": [2, 1, 3],
+    # around each GPU machine's edge (b200 and h200: 219 CPUs; 3597Gi and 2670Gi on Standard)
+    "worker.cpu": ["", "23", "24", "219", "219.5", "220"],
+    "worker.memory": ["", "2670Gi", "2671Gi", "3597Gi", "3600Gi"],
+    "storage.mountPath": ["/data", "/usr/local/nvidia/x", "/tmp"],
+    "storage.checkpointMountPath": ["/checkpoints", "/data/ckpt", "/data"],
+    "storage.sidecar.cpuLimit": ["", "0", "2", "2100m", "500m"],
+    "storage.sidecar.memoryLimit": ["", "0", "14Gi", "15Gi"],
+    "storage.sidecar.ephemeralStorageLimit": ["", "0", "100Gi"],
+    "preflight.mountPath": ["/opt/verl-grpo", "/checkpoints/x"],
+}
 
 
-VALUES = st.fixed_dictionaries(
-    {
-        "cluster": st.fixed_dictionaries(
-            {
-                "mode": st.sampled_from(["standard", "autopilot"]),
-                "zone": st.sampled_from(["", "us-central1-b"]),
-                "capacity": st.sampled_from(["spot", "reservation", "flex-start", "on-demand"]),
-                "reservation": st.sampled_from(["", "res-a"]),
-            }
-        ),
-        "job": st.fixed_dictionaries(
-            {
-                "ttlSecondsAfterFinished": st.sampled_from([0, 1, 300]),
-                "shutdownAfterJobFinishes": st.booleans(),
-                "submissionMode": st.sampled_from(["K8sJobMode", "HTTPMode", "SidecarMode"]),
-            }
-        ),
-        "kuberay": st.fixed_dictionaries({"version": st.sampled_from(["1.4.2", "1.5.0", "1.6.1"])}),
-        "run": st.fixed_dictionaries(
-            {
-                "kind": st.sampled_from(["RayJob", "RayCluster"]),
-                "name": st.sampled_from(["r", "a" * 33, "a" * 36]),
-            }
-        ),
-        "gpu": st.fixed_dictionaries({"type": st.sampled_from(["b200", "h200"])}),
-        "training": st.fixed_dictionaries({"tensorParallelSize": st.sampled_from([1, 2, 4, 8, 3, 16])}),
-        "storage": st.fixed_dictionaries(
-            {
-                "mountPath": st.sampled_from(["/data", "/usr/local/nvidia/x", "/tmp"]),
-                "checkpointMountPath": st.sampled_from(["/checkpoints", "/data/ckpt", "/data"]),
-            }
-        ),
-        "preflight": st.fixed_dictionaries(
-            {"mountPath": st.sampled_from(["/opt/verl-grpo", "/checkpoints/x"])}
-        ),
-    }
+def _nested(flat: dict[str, object]) -> dict:
+    out: dict = {}
+    for path, value in flat.items():
+        *parents, leaf = path.split(".")
+        node = out
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return out
+
+
+VALUES = (
+    st.lists(st.sampled_from(sorted(EDGES)), min_size=0, max_size=4, unique=True)
+    .flatmap(lambda keys: st.fixed_dictionaries({k: st.sampled_from(EDGES[k]) for k in keys}))
+    .map(_nested)
 )
-RELEASES = st.sampled_from(["verl", "v" * 30])
+# Rules that need two settings at once, which few random draws combine: tried every run.
+PAIRS = [
+    {"job.submissionMode": "SidecarMode", "kuberay.version": "1.4.2"},
+    {"job.ttlSecondsAfterFinished": 300, "job.shutdownAfterJobFinishes": False},
+    {"training.ppoMiniBatchSize": 1, "training.rolloutN": 1},
+    {"cluster.mode": "autopilot", "cluster.zone": "us-central1-b", "storage.sidecar.cpuLimit": "0"},
+    {"cluster.mode": "autopilot", "cluster.zone": "us-central1-b", "storage.sidecar.memoryLimit": "15Gi"},
+    {"cluster.mode": "autopilot", "cluster.zone": "us-central1-b", "storage.sidecar.cpuLimit": "2100m"},
+    {"cluster.mode": "autopilot", "cluster.zone": "us-central1-b", "storage.sidecar.ephemeralStorageLimit": "0"},
+]
+
+
+def _examples(pairs: list[dict]):
+    def add(test):
+        for pair in pairs:
+            test = example(values=_nested(pair), release="verl")(test)
+        return test
+
+    return add
+
+
+RELEASES = st.sampled_from(["verl", "v" * 30, "v" * 31, "1verl"])
 
 
 def test_helm_and_the_cli_refuse_the_same_values_with_the_same_rule(tmp_path) -> None:
     seen = {"refused": 0, "accepted": 0}
+    fired: set[str] = set()
 
     # Derandomized: the same draws every run, so the counts below cannot flake.
     @settings(
-        max_examples=120,
+        max_examples=300,
         derandomize=True,
         deadline=None,
         suppress_health_check=[HealthCheck.function_scoped_fixture],
     )
     @given(values=VALUES, release=RELEASES)
+    @_examples(PAIRS)
     def agree(values: dict, release: str) -> None:
         values_file = tmp_path / "values.yaml"
         values_file.write_text(yaml.safe_dump(values))
-        cli = cli_verdict(values, release)
+        cli = cli_verdict(values_file, release)
         helm = helm_verdict(values_file, release)
         if not cli:
             assert helm is None, helm
             seen["accepted"] += 1
         else:
             assert helm in cli, (helm, cli)  # helm stops at the first rule that fails
+            fired.update(rule for rule, _ in cli)
             seen["refused"] += 1
 
     agree()
     assert seen["refused"] >= 20 and seen["accepted"] >= 5, seen
+    assert fired == {r.id for r in RULES}, {r.id for r in RULES} - fired  # the draws reach every rule
 
 
 def test_the_readme_table_lists_every_rule_of_the_table() -> None:

@@ -22,7 +22,10 @@ def add(verbs: argparse._SubParsersAction) -> None:
         type=Path,
         default=None,
         metavar="DIR",
-        help="folder of CRD YAML (repeatable; default: $VERL_GRPO_CRDS or ../shared/crds)",
+        help=(
+            "folder of more CRD YAML; its kinds replace the shipped KubeRay v1.7.0 and GKE networking"
+            " ones (repeatable; also $VERL_GRPO_CRDS)"
+        ),
     )
     p.set_defaults(run=run)
 

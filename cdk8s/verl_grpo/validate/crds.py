@@ -10,6 +10,7 @@ fields are dropped (the API server prunes them), list-map keys must be unique an
 from __future__ import annotations
 
 import copy
+import gzip
 import hashlib
 import json
 import os
@@ -26,7 +27,7 @@ from .findings import dotted
 
 INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "verl-grpo" / "crds"
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 @dataclass
@@ -155,46 +156,91 @@ def _cel(expr: str, value: Any) -> bool:
     return bool(_cel_program(expr).evaluate({"self": celpy.json_to_cel(value)}))
 
 
+# The CRDs `validate` needs by default, inside the package so that it works outside this
+# repository: the served versions' schemas of ../shared/crds (KubeRay v1.7.0, GKE networking; their
+# SOURCE.txt names the commits), descriptions dropped. A build product, not a second source: written
+# by tools/bundle_crds.py, and tests/validate/test_crds.py rebuilds it and requires the same bytes.
+BUNDLE = Path(__file__).resolve().parents[1] / "data" / "crds.json.gz"
+DROPPED_KEYS = {"description"}
+VERBATIM_KEYS = {"default", "enum", "example"}  # values, not schemas
+
+
 def load_crds(folders: list[Path]) -> dict[tuple[str, str], CustomKind]:
-    """(apiVersion, kind) -> CustomKind for every served version of every CRD under `folders`."""
-    kinds: dict[tuple[str, str], CustomKind] = {}
+    """(apiVersion, kind) -> CustomKind: the package's bundle, then every served version of every
+    CRD under `folders` (a kind there replaces the bundle's: your cluster's KubeRay version)."""
+    bundled = BUNDLE.read_bytes()
+    kinds = {
+        (crd.group_version, crd.kind): crd
+        for crd in _strict_rows(bundled, lambda: json.loads(gzip.decompress(bundled)))
+    }
     for folder in folders:
         if not folder.is_dir():
             raise ValueError(f"--crds {folder}: no such directory")
         for path in sorted(folder.rglob("*.yaml")):
-            for crd in _cached_crd(path):
+            raw = path.read_bytes()
+            for crd in _strict_rows(raw, lambda raw=raw: served_versions(load_all(raw.decode()))):
                 kinds[(crd.group_version, crd.kind)] = crd
     return kinds
 
 
-def _cached_crd(path: Path) -> list[CustomKind]:
+def served_versions(docs: list[Any]) -> list[dict[str, Any]]:
+    """One row per served version of each CustomResourceDefinition among `docs`."""
+    rows = []
+    for doc in docs:
+        if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
+            continue
+        spec = doc["spec"]
+        for version in spec["versions"]:
+            if not version.get("served", True):
+                continue
+            rows.append(
+                {
+                    "group_version": f"{spec['group']}/{version['name']}",
+                    "kind": spec["names"]["kind"],
+                    "namespaced": spec.get("scope", "Namespaced") == "Namespaced",
+                    "schema": version.get("schema", {}).get("openAPIV3Schema", {}),
+                }
+            )
+    return rows
+
+
+def bundle(folders: list[Path]) -> bytes:
+    """The package's CRD bundle from CRD folders: gzip of the rows, descriptions dropped, stable bytes."""
+    rows = []
+    for folder in folders:
+        for path in sorted(folder.rglob("*.yaml")):
+            rows += served_versions(load_all(path.read_text()))
+    text = json.dumps(without_descriptions(rows), sort_keys=True, separators=(",", ":"))
+    return gzip.compress(text.encode(), compresslevel=9, mtime=0)
+
+
+def without_descriptions(node: Any) -> Any:
+    if isinstance(node, list):
+        return [without_descriptions(n) for n in node]
+    if isinstance(node, dict):
+        # `properties` maps field names, which may be called "description" themselves.
+        return {
+            k: {f: without_descriptions(s) for f, s in v.items()}
+            if k == "properties"
+            else v
+            if k in VERBATIM_KEYS
+            else without_descriptions(v)
+            for k, v in node.items()
+            if k not in DROPPED_KEYS
+        }
+    return node
+
+
+def _strict_rows(raw: bytes, rows: Callable[[], list[dict[str, Any]]]) -> list[CustomKind]:
     """Parsing a 1 MB CRD costs far more than reading its strict form back: cache by content hash."""
-    raw = path.read_bytes()
     digest = hashlib.sha256(raw + str(CACHE_FORMAT).encode()).hexdigest()[:32]
     cached = CACHE_DIR / f"{digest}.json"
     if cached.is_file():
-        rows = json.loads(cached.read_text())
+        out = json.loads(cached.read_text())
     else:
-        rows = []
-        for doc in load_all(raw.decode()):
-            if doc.get("kind") != "CustomResourceDefinition":
-                continue
-            spec = doc["spec"]
-            for version in spec["versions"]:
-                if not version.get("served", True):
-                    continue
-                schema = version.get("schema", {}).get("openAPIV3Schema", {})
-                rows.append(
-                    {
-                        "group_version": f"{spec['group']}/{version['name']}",
-                        "kind": spec["names"]["kind"],
-                        "namespaced": spec.get("scope", "Namespaced") == "Namespaced",
-                        "schema": schema,
-                        "strict": strict_schema(schema),
-                    }
-                )
+        out = [{**row, "strict": strict_schema(row["schema"])} for row in rows()]
         CACHE_DIR.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(rows))
+        tmp.write_text(json.dumps(out))
         os.replace(tmp, cached)
-    return [CustomKind(**row) for row in rows]
+    return [CustomKind(**row) for row in out]

@@ -35,13 +35,8 @@ MESSAGE_LIMIT = 240
 
 
 def default_crd_dirs() -> list[Path]:
-    """$VERL_GRPO_CRDS (path-separated), else ../shared/crds beside the repository."""
-    if os.environ.get("VERL_GRPO_CRDS"):
-        return [Path(p) for p in os.environ["VERL_GRPO_CRDS"].split(os.pathsep) if p]
-    repo = Path(__file__).resolve().parents[3]
-    return [
-        d for d in (Path.cwd().parent / "shared" / "crds", repo.parent / "shared" / "crds") if d.is_dir()
-    ][:1]
+    """$VERL_GRPO_CRDS (path-separated): CRD folders beside the package's own (crds.BUNDLE)."""
+    return [Path(p) for p in os.environ.get("VERL_GRPO_CRDS", "").split(os.pathsep) if p]
 
 
 class ManifestValidator:
@@ -103,7 +98,9 @@ class ManifestValidator:
                 add("error", *_schema_error(error, "k8s-schema"))
             cluster_scoped = kind in CLUSTER_SCOPED_BUILTINS
         else:
-            crd_dirs = ", ".join(map(str, self.crd_dirs)) or "none"
+            crd_dirs = ", ".join(
+                ["the package's KubeRay v1.7.0 and GKE networking", *map(str, self.crd_dirs)]
+            )
             add(
                 self.unknown_kind_severity,
                 "",

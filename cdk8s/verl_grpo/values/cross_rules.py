@@ -3,122 +3,32 @@ into `fail` calls (templates/_rules.tpl), so `helm install` refuses what `verl-g
 with the same rule id, key and message.
 
 A rule is an expression over the values (and the release name) that holds when the values are
-wrong. The expression language is the part Python and Go templates share: comparisons, and/or/not,
-string length, integer arithmetic, semver order. Rules that need more (quantities, node packing,
-shell parsing) stay in rules.py and are listed in the README as CLI-only.
+wrong, in the language of expressions.py: comparisons, and/or/not, string length, integer and
+Sprig-exact float arithmetic, quantities, semver order, table lookups. Rules that need more (node
+packing, shell parsing, verl's defaults) stay in rules.py and verl_check/ and are listed in the
+README as CLI-only.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .derive import worker_cpu_default, worker_memory_default
+from .expressions import QUANTITY_TEMPLATE, C, Expr, Lookup, Scope, V, op
 from .kuberay import NAME_MAX, SUBMISSION_MODE_SINCE
-from .machines import gpu_profiles
-from .refs import version_at_least
-
-Scope = dict[str, Any]  # {"Values": values by alias, "Release": {"Name": ...}}
-
-
-class Expr:
-    def py(self, scope: Scope) -> Any:
-        raise NotImplementedError
-
-    def go(self) -> str:
-        raise NotImplementedError
-
-
-@dataclass(frozen=True)
-class V(Expr):
-    """`.Values.a.b` (or `.Release.Name`)."""
-
-    path: str
-
-    def py(self, scope: Scope) -> Any:
-        node: Any = scope
-        for part in self.path.split("."):
-            node = node.get(part) if isinstance(node, dict) else None
-        return node
-
-    def go(self) -> str:
-        return f".{self.path}"
-
-
-@dataclass(frozen=True)
-class C(Expr):
-    value: Any
-
-    def py(self, scope: Scope) -> Any:
-        return self.value
-
-    def go(self) -> str:
-        return json.dumps(self.value)
-
-
-@dataclass(frozen=True)
-class Op(Expr):
-    """A function of its arguments: FUNCTIONS[name] holds its Python meaning and Go spelling."""
-
-    name: str
-    args: tuple[Expr, ...]
-
-    def py(self, scope: Scope) -> Any:
-        return FUNCTIONS[self.name][0](*(a.py(scope) for a in self.args))
-
-    def go(self) -> str:
-        return FUNCTIONS[self.name][1](*(a.go() for a in self.args))
-
-
-def _nested(a: str, b: str) -> bool:
-    return a == b or a.startswith(b + "/") or b.startswith(a + "/")
-
-
-# name -> (Python, Go template). Numbers go through `int` in Go: values from YAML are int64, from
-# JSON float64, and Go's comparisons refuse the mix. `print` of strings joins them as they are.
-FUNCTIONS: dict[str, tuple[Callable[..., Any], Callable[..., str]]] = {
-    "eq": (lambda a, b: a == b, lambda a, b: f"(eq {a} {b})"),
-    "ne": (lambda a, b: a != b, lambda a, b: f"(ne {a} {b})"),
-    "and": (lambda *xs: all(xs), lambda *xs: f"(and {' '.join(xs)})"),
-    "not": (lambda a: not a, lambda a: f"(not {a})"),
-    "gt": (lambda a, b: int(a) > int(b), lambda a, b: f"(gt (int {a}) (int {b}))"),
-    "mod": (lambda a, b: int(a) % int(b), lambda a, b: f"(mod (int {a}) (int {b}))"),
-    "plus": (lambda a, b: int(a) + int(b), lambda a, b: f"(add {a} {b})"),
-    "length": (lambda *xs: len("".join(map(str, xs))), lambda *xs: f"(len (print {' '.join(xs)}))"),
-    "older": (
-        lambda version, minimum: not version_at_least(str(version), minimum),
-        lambda version, minimum: f"(not (semverCompare {json.dumps('>=' + json.loads(minimum))} {version}))",
-    ),
-    # two absolute paths, one the other or below it (the values' paths end without '/')
-    "nested": (
-        lambda a, b: _nested(str(a), str(b)),
-        lambda a, b: f'(or (eq {a} {b}) (hasPrefix (print {b} "/") {a}) (hasPrefix (print {a} "/") {b}))',
-    ),
-}
-
-
-def _e(x: Expr | Any) -> Expr:
-    return x if isinstance(x, Expr) else C(x)
-
-
-def op(name: str, *args: Expr | Any) -> Op:
-    return Op(name, tuple(_e(a) for a in args))
-
-
-@dataclass(frozen=True)
-class Lookup(Expr):
-    """A fact by a value, e.g. GPUs per node by gpu.type (the table comes from data files)."""
-
-    key: Expr
-    table: tuple[tuple[str, Any], ...]
-
-    def py(self, scope: Scope) -> Any:
-        return dict(self.table)[self.key.py(scope)]
-
-    def go(self) -> str:
-        pairs = " ".join(f"{json.dumps(k)} {json.dumps(v)}" for k, v in self.table)
-        return f"(index (dict {pairs}) {self.key.go()})"
+from .machines import GIB, allocatable_cpu, allocatable_memory_gib, gpu_profiles
+from .model import DNS1035
+from .node_fit import (
+    AUTOPILOT_GPU_SIDECAR_CPU_MAX,
+    AUTOPILOT_GPU_SIDECAR_MEMORY_MAX,
+    FUSE_SIDECAR_DEFAULT_REQUEST,
+    GPU_NODE_DAEMONSETS,
+    PREFETCH_SIDECAR,
+    SIDECAR_LIMITS,
+)
+from .verl_placement import MOST_RAY_CPUS_PER_GPU
 
 
 @dataclass(frozen=True)
@@ -139,7 +49,11 @@ class CrossRule:
 # KubeRay's name limits (kuberay.NAME_MAX); the kit appends '-' and 8 hex digits of the spec's
 # digest to a RayJob's name (constructs/grpo_ray_job.py).
 RAYJOB_NAME_MAX = NAME_MAX["RayJob"]
-RAYCLUSTER_NAME_MAX = NAME_MAX["RayCluster"]
+# The release name starts every object's name: DNS-1035 for the Services KubeRay derives from it,
+# and at most 30 characters so that '<release>-<gpu type>' stays within KubeRay's RayCluster limit
+# and '<release>-<run.name>-<8 hex digits>' leaves run.name room within the RayJob's.
+RELEASE_NAME_MAX = 30
+assert RELEASE_NAME_MAX + max(len(f"-{name}") for name in gpu_profiles()) <= NAME_MAX["RayCluster"]
 DIGEST_SUFFIX = len("-xxxxxxxx")
 
 RELEASE = V("Release.Name")
@@ -162,6 +76,193 @@ RESERVED_MOUNTS = {
     "the gIB plugin": C("/usr/local/gib"),
     "/tmp": C("/tmp"),
 }
+
+
+GPU = V("Values.gpu.type")
+GPUS = tuple(sorted(gpu_profiles().items()))
+MODES = tuple(SIDECAR_LIMITS)
+
+
+def _by_gpu(fact) -> Lookup:
+    return Lookup(GPU, tuple((name, fact(profile)) for name, profile in GPUS))
+
+
+def _sidecar_limit(key: str, i: int) -> Expr:
+    """storage.sidecar.<key>, or the mode's default limit (derive.py), as a quantity."""
+    default = Lookup(MODE, tuple((mode, SIDECAR_LIMITS[mode][i]) for mode in MODES))
+    return op("quantity", op("or", V(f"Values.storage.sidecar.{key}"), default))
+
+
+@dataclass(frozen=True)
+class WorkerResource:
+    """One resource of the worker pod on a GPU node, as values/node_fit.py counts it: the worker
+    container (its value or the derived default), the FUSE sidecar (its limit, which the webhook
+    makes its request, or the default request when the limit is 0) and the metadata-prefetch
+    sidecar, next to GKE's DaemonSets, against the machine's allocatable."""
+
+    key: str
+    unit: str
+    scale: float
+    request: Expr  # the worker's request, as text
+    others: Expr
+    room: Expr
+
+    def shown(self, x: Expr) -> Expr:
+        return op("fixed2", op("mulf", x, 1 / self.scale) if self.scale != 1 else x)
+
+
+def _worker_resource(
+    key: str, sidecar_key: str, index: int, unit: str, scale: float, field: str, default, allocatable
+) -> WorkerResource:
+    defaults = tuple((f"{g}/{m}", default(p, m)) for g, p in GPUS for m in MODES)
+    sidecar = op("or", _sidecar_limit(sidecar_key, index), getattr(FUSE_SIDECAR_DEFAULT_REQUEST, field))
+    return WorkerResource(
+        key,
+        unit,
+        scale,
+        request=op("or", V(f"Values.{key}"), Lookup(op("concat", GPU, "/", MODE), defaults)),
+        others=op("addf", getattr(GPU_NODE_DAEMONSETS, field), sidecar, getattr(PREFETCH_SIDECAR, field)),
+        room=_by_gpu(allocatable),
+    )
+
+
+CPU = _worker_resource(
+    "worker.cpu", "cpuLimit", 0, " CPUs", 1, "cpu", worker_cpu_default, lambda p: allocatable_cpu(p.vcpu)
+)
+MEMORY = _worker_resource(
+    "worker.memory",
+    "memoryLimit",
+    1,
+    "Gi",
+    GIB,
+    "memory",
+    worker_memory_default,
+    lambda p: allocatable_memory_gib(p.memory_gb) * GIB,
+)
+
+
+def _fit_rule(r: WorkerResource) -> CrossRule:
+    return CrossRule(
+        "worker-fits-node",
+        r.key,
+        op("gtf", op("addf", op("quantity", r.request), r.others), r.room),
+        (
+            "'",
+            r.request,
+            "' plus the GCS FUSE sidecars and GKE's DaemonSets (",
+            r.shown(r.others),
+            f"{r.unit}) exceeds what ",
+            _by_gpu(lambda p: p.machine_type),
+            " can allocate (",
+            r.shown(r.room),
+            f"{r.unit}); at most ",
+            r.shown(op("subf", r.room, r.others)),
+            r.unit,
+        ),
+    )
+
+
+# Autopilot gives a GCS FUSE sidecar on a GPU node at most this (node_fit.py cites the docs);
+# "0" (unlimited) is refused there.
+AUTOPILOT_SIDECAR_MAX = {
+    "cpuLimit": (0, AUTOPILOT_GPU_SIDECAR_CPU_MAX),
+    "memoryLimit": (1, AUTOPILOT_GPU_SIDECAR_MEMORY_MAX),
+    "ephemeralStorageLimit": (2, None),
+}
+
+
+def _autopilot_sidecar_rules() -> tuple[CrossRule, ...]:
+    out = []
+    for key, (i, most) in AUTOPILOT_SIDECAR_MAX.items():
+        limit, shown = _sidecar_limit(key, i), op("or", V(f"Values.storage.sidecar.{key}"), "")
+        on_autopilot = op("eq", MODE, "autopilot")
+        out.append(
+            CrossRule(
+                "autopilot-sidecar-limited",
+                f"storage.sidecar.{key}",
+                op("and", on_autopilot, op("eqf", limit, 0)),
+                ("'", shown, "' (unlimited) is not allowed on Autopilot; give a real limit"),
+            )
+        )
+        if most is not None:
+            out.append(
+                CrossRule(
+                    "autopilot-sidecar-limited",
+                    f"storage.sidecar.{key}",
+                    op("and", on_autopilot, op("gtf", limit, op("quantity", most))),
+                    (
+                        "'",
+                        shown,
+                        f"' exceeds what Autopilot gives a GCS FUSE sidecar on GPU nodes ({most}; "
+                        "gcs-fuse-csi-driver docs/troubleshooting.md); the pod would never schedule",
+                    ),
+                )
+            )
+    return tuple(out)
+
+
+# verl's own batch rules, on the values the kit passes as verl's settings (the CLI also runs
+# them on the composed config: verl_check/rules.py, which cites verl). Extra overrides of any
+# setting they read (or dynamic batch sizes, sequence parallelism) leave them to the CLI.
+VERL_KEYS_READ = (
+    r"(?m)^[+~]*(data\.train_batch_size|actor_rollout_ref\.rollout\.n|trainer\.(n_gpus_per_node|nnodes)"
+    r"|actor_rollout_ref\.actor\.(use_dynamic_bsz|ppo_mini_batch_size|ppo_micro_batch_size(_per_gpu)?"
+    r"|ulysses_sequence_parallel_size))="
+)
+TRAIN, N = V("Values.training.trainBatchSize"), V("Values.training.rolloutN")
+MINI, MICRO = V("Values.training.ppoMiniBatchSize"), V("Values.training.ppoMicroBatchSizePerGpu")
+
+
+def _verl_rule(rule_id: str, key: str, when: Expr, *message: str | Expr) -> CrossRule:
+    plain = op("not", op("matches", V("Values.training.extraArgs"), VERL_KEYS_READ))
+    return CrossRule(rule_id, key, op("and", plain, when), message)
+
+
+def _verl_rules() -> tuple[CrossRule, ...]:
+    gpus = op("times", V("Values.worker.replicas"), GPUS_PER_NODE)
+    per_gpu = op("over", op("times", MINI, N), gpus)  # verl's mini-batch per GPU (sp = 1)
+    return (
+        _verl_rule(
+            "verl-batch-divisible",
+            "training.trainBatchSize",
+            op("ne", op("mod", op("times", TRAIN, N), gpus), 0),
+            "trainBatchSize x rolloutN = ",
+            op("times", TRAIN, N),
+            " is not divisible by the ",
+            gpus,
+            " GPUs (verl refuses it at start-up)",
+        ),
+        _verl_rule(
+            "verl-mini-within-train",
+            "training.ppoMiniBatchSize",
+            op("gt", MINI, TRAIN),
+            MINI,
+            " exceeds trainBatchSize ",
+            TRAIN,
+            " (verl refuses it at start-up)",
+        ),
+        _verl_rule(
+            "verl-mini-batch-per-gpu",
+            "training.ppoMiniBatchSize",
+            op("and", op("not", op("gt", MINI, TRAIN)), op("eq", per_gpu, 0)),
+            "ppoMiniBatchSize x rolloutN / GPUs is 0: too few prompts per GPU (verl fails at worker init)",
+        ),
+        _verl_rule(
+            "verl-micro-divides-mini",
+            "training.ppoMicroBatchSizePerGpu",
+            op(
+                "and",
+                op("not", op("gt", MINI, TRAIN)),
+                op("gt", per_gpu, 0),
+                op("ne", op("mod", per_gpu, MICRO), 0),
+            ),
+            "the mini-batch per GPU (",
+            per_gpu,
+            ") is not divisible by ",
+            MICRO,
+            " (verl fails at worker init, after the GPUs are allocated)",
+        ),
+    )
 
 
 def _mount_rules() -> tuple[CrossRule, ...]:
@@ -259,22 +360,33 @@ RULES = (
         (V("Values.training.tensorParallelSize"), " must divide the ", GPUS_PER_NODE, " GPUs of a node"),
     ),
     CrossRule(
-        "raycluster-name-length",
+        "release-name",
         "release name",
         op(
-            "and",
-            op("eq", RUN_KIND, "RayCluster"),
-            op("gt", op("length", RELEASE, "-", V("Values.gpu.type")), RAYCLUSTER_NAME_MAX),
+            "or",
+            op("not", op("matches", RELEASE, DNS1035)),
+            op("gt", op("length", RELEASE), RELEASE_NAME_MAX),
         ),
-        (
-            "RayCluster name '",
-            RELEASE,
-            "-",
-            V("Values.gpu.type"),
-            f"' exceeds {RAYCLUSTER_NAME_MAX} characters",
-        ),
+        ("'", RELEASE, f"' must be DNS-1035 (a-z, 0-9, '-'), at most {RELEASE_NAME_MAX} characters"),
     ),
     *_mount_rules(),
+    _fit_rule(CPU),
+    _fit_rule(MEMORY),
+    CrossRule(
+        "worker-cpus-for-verl",
+        "worker.cpu",
+        op("gtf", op("mulf", MOST_RAY_CPUS_PER_GPU, GPUS_PER_NODE), op("quantity", CPU.request)),
+        (
+            "'",
+            CPU.request,
+            "' is below ",
+            op("times", MOST_RAY_CPUS_PER_GPU, GPUS_PER_NODE),
+            f": verl (0.7 and newer) places {MOST_RAY_CPUS_PER_GPU} CPUs per GPU bundle and waits "
+            "forever without them",
+        ),
+    ),
+    *_autopilot_sidecar_rules(),
+    *_verl_rules(),
 )
 
 
@@ -289,6 +401,7 @@ def rules_template() -> str:
     lines = [
         "{{- /* The kit's cross-field rules (values/cross_rules.py), as `verl-grpo check` runs them. */}}"
     ]
+    lines.append(QUANTITY_TEMPLATE)
     lines.append('{{- define "verl-grpo.rules" }}')
     for r in RULES:
         lines += [f"{{{{- if {r.when.go()} }}}}", f"{{{{- fail {r.go_message()} }}}}", "{{- end }}"]

@@ -1,0 +1,192 @@
+"""The expression language the kit's cross-field rules are written in: the part Python and Go
+templates (with Sprig, as Helm ships it) share. Each expression evaluates in Python (`py`) and
+spells itself as a Go template expression (`go`); tests/values/test_cross_rules.py runs both.
+
+Floating-point arithmetic follows Sprig's addf/subf/mulf exactly (Masterminds/sprig v3
+numeric.go execDecimalOp: each operand to the shortest decimal that round-trips, exact decimal
+arithmetic, then the nearest float64), so both sides reach the same number, not merely a close one.
+Quantities ("24", "500m", "2800Gi") are parsed by the `verl-grpo.quantity` template (QUANTITY_TEMPLATE)
+and by `quantity` here, over the same grammar the values schema allows (model.QUANTITY).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Context, Decimal
+from functools import reduce
+from typing import Any
+
+from .refs import version_at_least
+
+Scope = dict[str, Any]  # {"Values": values by alias, "Release": {"Name": ...}}
+
+
+class Expr:
+    def py(self, scope: Scope) -> Any:
+        raise NotImplementedError
+
+    def go(self) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class V(Expr):
+    """`.Values.a.b` (or `.Release.Name`)."""
+
+    path: str
+
+    def py(self, scope: Scope) -> Any:
+        node: Any = scope
+        for part in self.path.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        return node
+
+    def go(self) -> str:
+        return f".{self.path}"
+
+
+@dataclass(frozen=True)
+class C(Expr):
+    value: Any
+
+    def py(self, scope: Scope) -> Any:
+        return self.value
+
+    def go(self) -> str:
+        return json.dumps(self.value)
+
+
+@dataclass(frozen=True)
+class Op(Expr):
+    """A function of its arguments: FUNCTIONS[name] holds its Python meaning and Go spelling."""
+
+    name: str
+    args: tuple[Expr, ...]
+
+    def py(self, scope: Scope) -> Any:
+        return FUNCTIONS[self.name][0](*(a.py(scope) for a in self.args))
+
+    def go(self) -> str:
+        return FUNCTIONS[self.name][1](*(a.go() for a in self.args))
+
+
+def _nested(a: str, b: str) -> bool:
+    return a == b or a.startswith(b + "/") or b.startswith(a + "/")
+
+
+_EXACT = Context(prec=1000)  # wide enough that adding or multiplying two float64 values is exact
+
+
+def _sprig_float(step: Callable[[Decimal, Decimal], Decimal], start: float | None = None) -> Callable:
+    """Sprig's execDecimalOp: decimal.NewFromFloat of each operand, exact steps, Float64()."""
+
+    def run(*xs: Any) -> float:
+        operands = [start, *xs] if start is not None else list(xs)
+        return float(reduce(step, (Decimal(repr(float(x))) for x in operands)))
+
+    return run
+
+
+# Kubernetes quantity suffixes (k8s.io/apimachinery pkg/api/resource/suffix.go) the schema admits.
+SCALE = {
+    "": 1,
+    "m": 0.001,
+    "k": 1000,
+    "M": 1000**2,
+    "G": 1000**3,
+    "T": 1000**4,
+    "Ki": 1024,
+    "Mi": 1024**2,
+    "Gi": 1024**3,
+    "Ti": 1024**4,
+}
+NUMBER = "^[0-9]+(\\.[0-9]+)?"
+_mulf = _sprig_float(_EXACT.multiply, 1.0)
+
+
+def quantity(text: Any) -> float:
+    """A quantity as the `verl-grpo.quantity` template reads it."""
+    number = re.match(NUMBER, str(text))
+    assert number, text  # the schema admitted only quantities
+    return _mulf(float(number[0]), SCALE[str(text)[number.end() :]])
+
+
+def _scale_dict() -> str:
+    return "(dict " + " ".join(f"{json.dumps(k)} {json.dumps(v)}" for k, v in SCALE.items()) + ")"
+
+
+# What `quantity` does, as a template; _rules.tpl defines it, `include` returns its text.
+QUANTITY_TEMPLATE = (
+    '{{- define "verl-grpo.quantity" }}'
+    f"{{{{- $n := regexFind {json.dumps(NUMBER)} (toString .) }}}}"
+    f"{{{{- mulf (float64 $n) (index {_scale_dict()} (trimPrefix $n (toString .))) }}}}"
+    "{{- end }}"
+)
+
+# name -> (Python, Go template). Numbers go through `int` in Go: values from YAML are int64, from
+# JSON float64, and Go's comparisons refuse the mix. `print` of strings joins them as they are.
+FUNCTIONS: dict[str, tuple[Callable[..., Any], Callable[..., str]]] = {
+    "eq": (lambda a, b: a == b, lambda a, b: f"(eq {a} {b})"),
+    "ne": (lambda a, b: a != b, lambda a, b: f"(ne {a} {b})"),
+    "and": (lambda *xs: all(xs), lambda *xs: f"(and {' '.join(xs)})"),
+    "not": (lambda a: not a, lambda a: f"(not {a})"),
+    "gt": (lambda a, b: int(a) > int(b), lambda a, b: f"(gt (int {a}) (int {b}))"),
+    "mod": (lambda a, b: int(a) % int(b), lambda a, b: f"(mod (int {a}) (int {b}))"),
+    "plus": (lambda a, b: int(a) + int(b), lambda a, b: f"(add {a} {b})"),
+    "length": (lambda *xs: len("".join(map(str, xs))), lambda *xs: f"(len (print {' '.join(xs)}))"),
+    "older": (
+        lambda version, minimum: not version_at_least(str(version), minimum),
+        lambda version, minimum: f"(not (semverCompare {json.dumps('>=' + json.loads(minimum))} {version}))",
+    ),
+    "ge": (lambda a, b: int(a) >= int(b), lambda a, b: f"(ge (int {a}) (int {b}))"),
+    "times": (lambda a, b: int(a) * int(b), lambda a, b: f"(mul {a} {b})"),
+    "over": (lambda a, b: int(a) // int(b), lambda a, b: f"(div {a} {b})"),  # both >= 0 here
+    "or": (lambda a, b: a or b, lambda a, b: f"({a} | default {b})"),  # Sprig's empty: "", 0, false
+    "concat": (lambda *xs: "".join(map(str, xs)), lambda *xs: f"(print {' '.join(xs)})"),
+    "quantity": (quantity, lambda a: f'(include "verl-grpo.quantity" {a} | float64)'),
+    "addf": (_sprig_float(_EXACT.add, 0.0), lambda *xs: f"(addf {' '.join(xs)})"),
+    "subf": (_sprig_float(_EXACT.subtract), lambda a, *xs: f"(subf {a} {' '.join(xs)})"),
+    "mulf": (_mulf, lambda *xs: f"(mulf {' '.join(xs)})"),
+    "gtf": (lambda a, b: float(a) > float(b), lambda a, b: f"(gt (float64 {a}) (float64 {b}))"),
+    "eqf": (lambda a, b: float(a) == float(b), lambda a, b: f"(eq (float64 {a}) (float64 {b}))"),
+    "fixed2": (lambda a: f"{float(a):.2f}", lambda a: f'(printf "%.2f" (float64 {a}))'),
+    # a string, or a line of a list of strings, matches (re2 and Python's re agree on the patterns
+    # used; Sprig's join makes a string a list of one)
+    "matches": (
+        lambda lines, pattern: (
+            re.search(pattern, lines if isinstance(lines, str) else "\n".join(lines or [])) is not None
+        ),
+        lambda lines, pattern: f'(regexMatch {pattern} (join "\\n" {lines}))',
+    ),
+    # two absolute paths, one the other or below it (the values' paths end without '/')
+    "nested": (
+        lambda a, b: _nested(str(a), str(b)),
+        lambda a, b: f'(or (eq {a} {b}) (hasPrefix (print {b} "/") {a}) (hasPrefix (print {a} "/") {b}))',
+    ),
+}
+
+
+def _e(x: Expr | Any) -> Expr:
+    return x if isinstance(x, Expr) else C(x)
+
+
+def op(name: str, *args: Expr | Any) -> Op:
+    return Op(name, tuple(_e(a) for a in args))
+
+
+@dataclass(frozen=True)
+class Lookup(Expr):
+    """A fact by a value, e.g. GPUs per node by gpu.type (the table comes from data files)."""
+
+    key: Expr
+    table: tuple[tuple[str, Any], ...]
+
+    def py(self, scope: Scope) -> Any:
+        return dict(self.table)[self.key.py(scope)]
+
+    def go(self) -> str:
+        pairs = " ".join(f"{json.dumps(k)} {json.dumps(v)}" for k, v in self.table)
+        return f"(index (dict {pairs}) {self.key.go()})"
