@@ -17,7 +17,7 @@ from verl_grpo.cli import main
 from verl_grpo.jobs.verbs import JOB_VERBS
 from verl_grpo.render import atomic
 
-from .conftest import tree
+from .conftest import REPO, tree
 
 FUZZ_CASES = int(os.environ.get("FUZZ_CASES", "150"))
 
@@ -283,3 +283,43 @@ def test_fuzzed_job_arguments_never_crash(capsys, verb, args):
         _no_crash(capsys, [verb, *args, "--address", "127.0.0.1:9"], (0, 1, 2))
     except SystemExit as e:  # argparse usage errors
         assert e.code == 2
+
+
+def test_version_names_the_kit_and_its_verl(capsys) -> None:
+    from verl_grpo import VERL_VERSION, __version__
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"verl-grpo {__version__} (verl {VERL_VERSION})"
+
+
+@pytest.mark.parametrize("bad", ["-3", "nan", "inf", "ten"])
+def test_plan_refuses_a_price_that_is_not_a_price(capsys, bad) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["plan", "--profile", "h200-standard", f"--gpu-hour-price={bad}"])
+    assert done.value.code == 2
+    assert "--gpu-hour-price" in capsys.readouterr().err
+
+
+def test_generate_outside_the_repository_writes_nothing(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["generate"]) == 2
+    assert "is not a verl-grpo checkout" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_without_profile_the_verbs_take_the_profiles_the_values_agree_with(capsys) -> None:
+    """`check -f overlays/h200/values.yaml` used to report under every b200 profile too."""
+    h200 = str(REPO / "overlays" / "h200" / "values.yaml")
+    assert main(["check", "-f", h200]) == 0
+    assert capsys.readouterr().err.splitlines() == ["h200-standard: verl 0.6.1: ok"]
+    assert main(["plan", "-f", str(REPO / "overlays" / "h200" / "autopilot" / "values.yaml")]) == 0
+    assert capsys.readouterr().out.startswith("h200 on a3-ultragpu-8g: 2 nodes x 8 GPUs (autopilot")
+    assert main(["check", "--profile", "b200-standard", "-f", h200]) == 1
+    assert "gpu.type: 'h200' from your values contradicts the profile's 'b200'" in capsys.readouterr().err
+
+
+def test_an_unknown_profile_gets_a_did_you_mean(capsys) -> None:
+    assert main(["check", "--profile", "h200-standar"]) == 1
+    assert "(did you mean 'h200-standard'?)" in capsys.readouterr().err

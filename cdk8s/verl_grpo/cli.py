@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import VERL_VERSION, __version__
 from .commands import VERBS
 from .jobs.errors import JobsError
 from .problems import Problems, one_line
@@ -18,6 +19,9 @@ EXIT_INVALID = 1
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="verl-grpo", description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--version", action="version", version=f"verl-grpo {__version__} (verl {VERL_VERSION})"
+    )
     verbs = parser.add_subparsers(dest="verb", required=True)
     for verb in VERBS:
         verb.add(verbs)

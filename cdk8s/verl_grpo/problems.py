@@ -7,6 +7,7 @@ manifest validation findings are all a Problem; every verb prints them with `tex
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
@@ -55,6 +56,12 @@ class Problems(ValueError):
 
     def at(self, source: str) -> Problems:
         return Problems(p.at(source) for p in self.problems)
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """' (did you mean 'x'?)' for the closest of `choices` (difflib's ratio), or ''."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def one_line(text: str) -> str:

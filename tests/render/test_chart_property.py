@@ -16,6 +16,7 @@ from verl_grpo.values.derive import Release
 from verl_grpo.values.helm_yaml import dump_values_yaml
 from verl_grpo.values.loader import default_values
 from verl_grpo.values.schema import values_schema
+from verl_grpo.verl_check.steps import GSM8K_TRAIN_ROWS
 
 from ..helm_tools import by_identity, helm_template
 
@@ -95,7 +96,8 @@ def repair(values: dict) -> dict:
     # verl's batch arithmetic (verl-grpo check refuses the rest): the global batch divides over the
     # GPUs, the mini-batch fits the batch and splits into whole micro-batches per GPU.
     gpus = 8 * values["worker"]["replicas"]
-    t["trainBatchSize"] = gpus * max(1, min(t["trainBatchSize"] // gpus, 65536 // gpus))
+    # (and at most the GSM8K rows the data-prep Job writes: no epoch of 0 steps)
+    t["trainBatchSize"] = gpus * max(1, min(t["trainBatchSize"] // gpus, GSM8K_TRAIN_ROWS // gpus))
     t["ppoMiniBatchSize"] = t["trainBatchSize"]
     t["ppoMicroBatchSizePerGpu"] = math.gcd(
         t["ppoMicroBatchSizePerGpu"], t["trainBatchSize"] // gpus * t["rolloutN"]

@@ -45,4 +45,4 @@ def test_validate_works_outside_the_repository(tmp_path: Path) -> None:
     assert good.returncode == 0, good.stderr
     typo = subprocess.run([*cli, "typo.yaml"], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert typo.returncode == 1
-    assert "shutdownAfterJobFinish" in typo.stderr and "[crd-schema]" in typo.stderr
+    assert "unknown field 'shutdownAfterJobFinish' [crd-schema]" in typo.stdout

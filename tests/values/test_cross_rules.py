@@ -134,7 +134,8 @@ EDGES: dict[str, list] = {
     "run.name": ["r", "a" * 33, "a" * 36],
     "gpu.type": ["b200", "h200"],
     "training.tensorParallelSize": [1, 2, 4, 8, 3, 16],
-    "training.trainBatchSize": [256, 1001, 64],
+    "training.trainBatchSize": [256, 1001, 64, 8192],
+    "dataPrep.enabled": [True, False],
     "training.rolloutN": [8, 5, 1],
     "training.ppoMiniBatchSize": [256, 64, 512, 1],
     "training.ppoMicroBatchSizePerGpu": [2, 4, 3],
@@ -180,7 +181,11 @@ PAIRS = [
     {"cluster.mode": "autopilot", "cluster.zone": "us-central1-b", "storage.sidecar.cpuLimit": "0"},
     {"cluster.mode": "autopilot", "cluster.zone": "us-central1-b", "storage.sidecar.memoryLimit": "15Gi"},
     {"cluster.mode": "autopilot", "cluster.zone": "us-central1-b", "storage.sidecar.cpuLimit": "2100m"},
-    {"cluster.mode": "autopilot", "cluster.zone": "us-central1-b", "storage.sidecar.ephemeralStorageLimit": "0"},
+    {
+        "cluster.mode": "autopilot",
+        "cluster.zone": "us-central1-b",
+        "storage.sidecar.ephemeralStorageLimit": "0",
+    },
 ]
 
 

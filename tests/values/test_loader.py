@@ -93,7 +93,10 @@ def test_set_is_typed_like_helm(expr, expected):
 @pytest.mark.parametrize(
     ("sets", "needle"),
     [
-        (["worker.replica=3"], "worker.replica: unknown key; allowed: replicas, cpu"),
+        (
+            ["worker.replica=3"],
+            "worker.replica: unknown key (did you mean 'replicas'?); allowed: replicas, cpu",
+        ),
         (["worker.replicas=abc"], "worker.replicas: 'abc' is not of type 'integer'"),
         (["worker.replicas=-1"], "worker.replicas: -1 is less than the minimum of 1"),
         (["gpu.type=gb300"], "gpu.type: 'gb300' is not one of ['b200', 'h200']"),
@@ -170,3 +173,26 @@ def test_a_new_gpu_type_is_one_data_file(tmp_path):
     job = path.read_text()
     assert "nvidia-gb200" in job and "tuner_config_a4x" in job and "nvidia.com/gpu: '4'" in job
     assert "'trainer.n_gpus_per_node=4'" in job
+
+
+def test_unknown_keys_get_a_did_you_mean():
+    with pytest.raises(Problems) as found:
+        load_values(None, sets=["training.trainBatchSze=3"])
+    (problem,) = found.value.problems
+    assert problem.key == "training.trainBatchSze"
+    assert "did you mean 'trainBatchSize'?" in problem.message and "allowed: module" in problem.message
+
+
+def test_values_that_contradict_the_profile_are_refused(tmp_path):
+    """--profile h200-... --set gpu.type=b200 used to render b200 under the h200 name."""
+    h200 = {"gpu": {"type": "h200"}, "cluster": {"mode": "standard"}, "run": {"kind": "RayJob"}}
+    for sets, key in (
+        (["gpu.type=b200"], "gpu.type"),
+        (["cluster.mode=autopilot", "cluster.zone=us-central1-b"], "cluster.mode"),
+        (["run.kind=RayCluster"], "run.kind"),
+    ):
+        with pytest.raises(Problems) as found:
+            load_values(h200, sets=sets)
+        assert [p.key for p in found.value.problems] == [key]
+        assert "contradicts the profile's" in found.value.problems[0].message
+    assert load_values(h200, sets=["gpu.type=h200", "cluster.zone=us-central1-c"]).gpu.type == "h200"

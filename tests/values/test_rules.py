@@ -135,12 +135,12 @@ def test_extra_args_cannot_split_the_entrypoint(extra):
         render_one(f"training.extraArgs={{{extra}}}")
 
 
-def test_a_mini_batch_above_the_train_batch_is_left_to_verls_rule():
+def test_a_mini_batch_above_the_train_batch_is_refused_unless_batch_sizes_are_dynamic():
     """verl refuses it at start-up unless batch sizes are dynamic (verl_check/rules.py, checked
-    against verl itself); the kit's rules do not refuse more than verl does."""
+    against verl itself): the kit's rule (also in the chart) refuses what verl does, no more."""
     base = ("training.trainBatchSize=64", "training.ppoMiniBatchSize=128")
     with pytest.raises(
-        Problems, match=r"ppo_mini_batch_size: 128 exceeds data.train_batch_size 64 \[verl startup\]"
+        Problems, match=r"ppoMiniBatchSize: 128 exceeds trainBatchSize 64 .*\[verl-mini-within-train\]"
     ):
         render_one(*base, profile="h200-standard")
     dynamic = "training.extraArgs={actor_rollout_ref.actor.use_dynamic_bsz=true}"

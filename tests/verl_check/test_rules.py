@@ -192,13 +192,22 @@ def test_cli_check_and_synth_refuse_a_bad_training_config(tmp_path, capsys):
     from verl_grpo.cli import main
 
     assert main(["check", "--profile", "h200-standard"]) == 0
-    bad = ["--set", "training.trainBatchSize=99", "--set", "training.ppoMiniBatchSize=99"]
+    # The kit's values: its own rule (the one helm runs too), in the JSON report.
+    bad = ["--set", "training.trainBatchSize=99", "--set", "training.ppoMiniBatchSize=96"]
     assert main(["check", "--profile", "h200-standard", "-o", "json", *bad]) == 1
     report = json.loads(capsys.readouterr().out)
+    assert [(p["key"], p["rule"]) for p in report["h200-standard"]] == [
+        ("training.trainBatchSize", "verl-batch-divisible")
+    ]
+    # Set through extra overrides, the same mistake is verl's rule on the composed config.
+    override = ["--set", "training.extraArgs={data.train_batch_size=99}"]
+    assert main(["check", "--profile", "h200-standard", "-o", "json", *override]) == 1
+    report = json.loads(capsys.readouterr().out)
     assert report["h200-standard"][0]["key"] == "data.train_batch_size"
-    assert main(["synth", "--profile", "h200-standard", "-o", str(tmp_path / "out"), *bad]) == 1
-    assert "data.train_batch_size" in capsys.readouterr().err
-    assert not (tmp_path / "out").exists()
+    for args in (bad, override):
+        assert main(["synth", "--profile", "h200-standard", "-o", str(tmp_path / "out"), *args]) == 1
+        assert "train_batch" in capsys.readouterr().err.replace("trainBatch", "train_batch")
+        assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.slow

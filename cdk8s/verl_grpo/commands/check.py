@@ -5,12 +5,20 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .flags import output_flag, profiles, profiles_flag, spec, values_flags, verl_version_flag
+from .flags import (
+    matching_profiles,
+    output_flag,
+    profiles,
+    profiles_flag,
+    spec,
+    values_flags,
+    verl_version_flag,
+)
 
 
 def add(verbs: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("check", help="check the training settings with verl's own rules")
-    profiles_flag(p, "shipped profile (repeatable; default: all)")
+    profiles_flag(p, "shipped profile (repeatable; default: all that your values agree with)")
     values_flags(p)
     verl_version_flag(p)
     output_flag(p)
@@ -18,13 +26,19 @@ def add(verbs: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..problems import as_json, errors
+    from ..problems import Problem, Problems, as_json, errors
     from ..verl_check import training_problems
 
-    report = {
-        profile.name: [p.at(profile.name) for p in training_problems(spec(args, profile), args.verl_version)]
-        for profile in profiles(args.profile)
-    }
+    report: dict[str, list[Problem]] = {}
+    for profile in profiles(args.profile or matching_profiles(args)):
+        try:
+            deploy = spec(args, profile)
+        except Problems as e:  # the values' own problems: in the JSON report, or on stderr as any verb's
+            if args.output != "json":
+                raise
+            report[profile.name] = e.problems
+            continue
+        report[profile.name] = [p.at(profile.name) for p in training_problems(deploy, args.verl_version)]
     if args.output == "json":
         print(as_json(report))
     else:

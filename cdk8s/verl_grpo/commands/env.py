@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .flags import profile_flag, profiles, spec, values_flags
+from .flags import one_profile, profile_flag, spec, values_flags
 
 
 def add(verbs: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("env", help="print the shell variables the scripts/ read (from the same values)")
-    profile_flag(p, "b200-standard")
+    profile_flag(p)
     values_flags(p)
     p.add_argument(
         "--network-base",
@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     from ..problems import VALUES, Problems, error
     from ..shell_env import DEFAULT_NETWORK_BASE, render_env, shell_env
 
-    (profile,) = profiles([args.profile])
+    profile = one_profile(args)
     try:
         env = shell_env(spec(args, profile), profile, args.network_base or DEFAULT_NETWORK_BASE)
     except ValueError as e:

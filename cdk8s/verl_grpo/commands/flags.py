@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..problems import VALUES, Problems, error
+from ..problems import VALUES, Problems, did_you_mean, error
 from ..profiles import Profile, find_profile, shipped_profiles
 from ..values.derive import Release
 from ..values.loader import SET_STRING
@@ -48,13 +48,30 @@ def profiles_flag(p: argparse.ArgumentParser, help: str) -> None:
     p.add_argument("--profile", action="append", default=[], metavar="NAME", help=help)
 
 
-def profile_flag(p: argparse.ArgumentParser, default: str) -> None:
+def profile_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--profile",
-        default=default,
+        default=None,
         metavar="NAME",
-        help=f"shipped profile under your values (default: {default})",
+        help="shipped profile under your values (default: the first whose GPU type, mode and run kind "
+        "your values do not contradict: b200-standard when they set none)",
     )
+
+
+def matching_profiles(args: argparse.Namespace) -> list[str]:
+    """The shipped profiles the user's -f/--set agree with (gpu.type, cluster.mode, run.kind); all of
+    them when none agrees, so that the values' own error is reported under each."""
+    from ..values.loader import agrees, merge_layers
+
+    user = merge_layers(None, args.values, sets(args), defaults=False)
+    names = [p.name for p in shipped_profiles() if agrees(p.layer(), user)]
+    return names or [p.name for p in shipped_profiles()]
+
+
+def one_profile(args: argparse.Namespace) -> Profile:
+    """--profile, or the first shipped profile the values agree with."""
+    (profile,) = profiles([args.profile or matching_profiles(args)[0]])
+    return profile
 
 
 def output_flag(p: argparse.ArgumentParser) -> None:
@@ -64,11 +81,17 @@ def output_flag(p: argparse.ArgumentParser) -> None:
 def profiles(names: list[str]) -> list[Profile]:
     """The named shipped profiles (all of them for none); an unknown name is refused."""
     chosen = names or [p.name for p in shipped_profiles()]
-    allowed = ", ".join(p.name for p in shipped_profiles())
+    names = [p.name for p in shipped_profiles()]
+    allowed = ", ".join(names)
     unknown = [n for n in chosen if find_profile(n) is None]
     if unknown:
         raise Problems(
-            error(VALUES, "--profile", f"{n!r} is not a shipped profile; allowed: {allowed}") for n in unknown
+            error(
+                VALUES,
+                "--profile",
+                f"{n!r} is not a shipped profile{did_you_mean(n, names)}; allowed: {allowed}",
+            )
+            for n in unknown
         )
     return [p for n in chosen if (p := find_profile(n)) is not None]
 

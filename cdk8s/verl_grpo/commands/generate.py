@@ -12,7 +12,12 @@ def add(verbs: argparse._SubParsersAction) -> None:
         "generate",
         help="write everything generated: dist/ (all profiles + chart archive), charts/, overlays/",
     )
-    p.add_argument("--root", default=".", type=Path, help="repository root (default: .)")
+    p.add_argument(
+        "--root",
+        default=None,
+        type=Path,
+        help="where to write (default: the current folder, a verl-grpo checkout)",
+    )
     p.set_defaults(run=run)
 
 
@@ -28,7 +33,14 @@ def run(args: argparse.Namespace) -> int:
     from ..render.package import chart_archive
     from ..values.derive import CHART_NAME
 
-    root: Path = args.root
+    root: Path = args.root or Path(".")
+    if args.root is None and not ((root / "cdk8s.yaml").is_file() and (root / "charts").is_dir()):
+        print(
+            f"verl-grpo generate: {root.resolve()} is not a verl-grpo checkout (no cdk8s.yaml and charts/); "
+            "run it at the repository root, or pass --root DIR to write elsewhere",
+            file=sys.stderr,
+        )
+        return 2
     renderings = synthesize([Request(p.name, p.layer()) for p in shipped_profiles()])
     chart = chart_files()
     archive = f"{CHART_NAME}-{__version__}.tgz"

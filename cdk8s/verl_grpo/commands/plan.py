@@ -4,18 +4,34 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
-from .flags import output_flag, profile_flag, profiles, spec, values_flags, verl_version_flag
+from .flags import one_profile, output_flag, profile_flag, spec, values_flags, verl_version_flag
+
+
+def price(text: str) -> float:
+    """argparse type: a price is a finite number, 0 or more (argparse makes the error exit 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a price is a finite number, 0 or more")
+    return value
 
 
 def add(verbs: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("plan", help="what a run will use and do: requests, batches, memory, cost")
-    profile_flag(p, "b200-standard")
+    profile_flag(p)
     values_flags(p)
     verl_version_flag(p)
     p.add_argument(
-        "--gpu-hour-price", type=float, default=None, metavar="PRICE", help="price of one GPU-hour"
+        "--gpu-hour-price",
+        type=price,
+        default=None,
+        metavar="PRICE",
+        help="price of one GPU-hour (0 or more)",
     )
     output_flag(p)
     p.set_defaults(run=run)
@@ -25,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from ..plan import make_plan, render_text
     from ..verl_check import training_problems
 
-    (profile,) = profiles([args.profile])
+    profile = one_profile(args)
     deploy = spec(args, profile)
     plan = make_plan(
         deploy, training_problems(deploy, args.verl_version), args.gpu_hour_price, args.verl_version

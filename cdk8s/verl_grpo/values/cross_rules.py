@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..verl_check.steps import GSM8K_TRAIN_ROWS
 from .derive import worker_cpu_default, worker_memory_default
 from .expressions import QUANTITY_TEMPLATE, C, Expr, Lookup, Scope, V, op
 from .kuberay import NAME_MAX, SUBMISSION_MODE_SINCE
@@ -231,6 +232,14 @@ def _verl_rules() -> tuple[CrossRule, ...]:
             " is not divisible by the ",
             gpus,
             " GPUs (verl refuses it at start-up)",
+        ),
+        _verl_rule(
+            "batch-within-dataset",
+            "training.trainBatchSize",
+            op("and", V("Values.dataPrep.enabled"), op("gt", TRAIN, GSM8K_TRAIN_ROWS)),
+            TRAIN,
+            f" exceeds the {GSM8K_TRAIN_ROWS} GSM8K training rows the data-prep Job writes: verl's "
+            "dataloader drops the partial batch, so the run would train 0 steps",
         ),
         _verl_rule(
             "verl-mini-within-train",

@@ -2,9 +2,9 @@
 templates (with Sprig, as Helm ships it) share. Each expression evaluates in Python (`py`) and
 spells itself as a Go template expression (`go`); tests/values/test_cross_rules.py runs both.
 
-Floating-point arithmetic follows Sprig's addf/subf/mulf exactly (Masterminds/sprig v3
-numeric.go execDecimalOp: each operand to the shortest decimal that round-trips, exact decimal
-arithmetic, then the nearest float64), so both sides reach the same number, not merely a close one.
+Floating-point arithmetic follows Sprig's addf/subf/mulf exactly (Masterminds/sprig v3.3.0,
+functions.go and numeric.go execDecimalOp: each operand to the shortest decimal that round-trips,
+exact decimal arithmetic, then the nearest float64), so both sides reach the same number.
 Quantities ("24", "500m", "2800Gi") are parsed by the `verl-grpo.quantity` template (QUANTITY_TEMPLATE)
 and by `quantity` here, over the same grammar the values schema allows (model.QUANTITY).
 """
@@ -104,7 +104,7 @@ SCALE = {
     "Ti": 1024**4,
 }
 NUMBER = "^[0-9]+(\\.[0-9]+)?"
-_mulf = _sprig_float(_EXACT.multiply, 1.0)
+_mulf = _sprig_float(_EXACT.multiply)
 
 
 def quantity(text: Any) -> float:

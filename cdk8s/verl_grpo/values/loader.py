@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from ..problems import VALUES, Problem, Problems, error
+from ..problems import VALUES, Problem, Problems, did_you_mean, error
 from ..yaml_io import TooLarge, load_all_limited
 from .helm_yaml import HelmValuesLoader
 from .model import Values
@@ -123,10 +123,14 @@ def _split_top(s: str, sep: str) -> list[str]:
 
 
 def merge_layers(
-    profile: dict[str, Any] | None, files: Iterable[Path] = (), sets: Iterable[str] = ()
+    profile: dict[str, Any] | None,
+    files: Iterable[Path] = (),
+    sets: Iterable[str] = (),
+    defaults: bool = True,
 ) -> dict[str, Any]:
-    """`sets` are --set expressions; prefix one with 'string:' for --set-string."""
-    merged = deep_merge(default_values(), profile or {})
+    """`sets` are --set expressions; prefix one with 'string:' for --set-string. defaults=False:
+    the user's layers alone (what they set)."""
+    merged = deep_merge(default_values() if defaults else {}, profile or {})
     for path in files:
         merged = deep_merge(merged, read_values_file(Path(path)))
     for expr in sets:
@@ -155,14 +159,56 @@ def _describe(found: jsonschema.ValidationError) -> list[Problem]:
         allowed = ", ".join(found.schema.get("properties", {}))
         extra = sorted(set(found.instance) - set(found.schema.get("properties", {})))
         where = f"{path}." if found.absolute_path else ""
-        return [error(VALUES, f"{where}{k}", f"unknown key; allowed: {allowed}") for k in extra]
+        known = found.schema.get("properties", {})
+        return [
+            error(VALUES, f"{where}{k}", f"unknown key{did_you_mean(k, known)}; allowed: {allowed}")
+            for k in extra
+        ]
     if found.validator == "required":
         return [error(VALUES, path, f"{found.message} (a key set to null is deleted, as in Helm)")]
     hint = found.schema.get("description", "")
     return [error(VALUES, path, found.message + (f" ({hint})" if hint else ""))]
 
 
+# What a profile's name says (b200|h200 - standard|autopilot - raycluster): your values may change
+# anything else the profile sets (the Autopilot zone), not these.
+PROFILE_KEYS = ("gpu.type", "cluster.mode", "run.kind")
+
+
+def _at(tree: dict[str, Any], dotted: str) -> Any:
+    for part in dotted.split("."):
+        tree = tree.get(part) if isinstance(tree, dict) else None
+    return tree
+
+
+def agrees(profile: dict[str, Any], user: dict[str, Any]) -> bool:
+    """The user's layers (merge_layers(None, ..., defaults=False)) set no profile key otherwise."""
+    return all(_at(user, k) in (None, _at(profile, k)) for k in PROFILE_KEYS)
+
+
+def profile_conflicts(profile: dict[str, Any] | None, merged: dict[str, Any]) -> list[Problem]:
+    """A value that contradicts the chosen profile: an error, not a silent switch of profile."""
+    out = []
+    for key in PROFILE_KEYS:
+        wanted, got = _at(profile or {}, key), _at(merged, key)
+        if wanted is not None and got != wanted:
+            out.append(
+                error(
+                    VALUES,
+                    key,
+                    f"{got!r} from your values contradicts the profile's {wanted!r}; choose the profile "
+                    "that matches (--profile) or drop the setting",
+                )
+            )
+    return out
+
+
 def load_values(
     profile: dict[str, Any] | None, files: Iterable[Path] = (), sets: Iterable[str] = ()
 ) -> Values:
-    return validate(merge_layers(profile, files, sets))
+    merged = merge_layers(profile, files, sets)
+    values = validate(merged)
+    conflicts = profile_conflicts(profile, merged)
+    if conflicts:
+        raise Problems(conflicts)
+    return values
