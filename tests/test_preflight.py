@@ -223,3 +223,24 @@ def test_auto_wait_says_how_long_and_why(layout, capsys, monkeypatch):
     assert preflight.main(args(layout, "--wait", "auto", "--interval", "0.1"), nodes=no_ray) == 1
     out = capsys.readouterr().out
     assert "preflight: waiting up to 0 s (auto: " in out
+
+
+@pytest.mark.parametrize(
+    ("config", "tp", "problem"),
+    [
+        ('{"num_attention_heads": 12}', 8, "its 12 attention heads are not divisible by"),
+        ('{"num_attention_heads": 40}', 8, None),
+        ('{"num_attention_heads": 28}', 8, "use one of [1, 2, 4, 7, 14, 28]"),
+        ('{"text_config": {"num_attention_heads": 28}, "num_attention_heads": 32}', 8, "its 28 attention"),
+        ('{"num_attention_heads": 28}', 0, None),  # no --tensor-parallel: no check
+        ("not json", 8, None),  # unreadable: vLLM's own error, not a guess
+    ],
+)
+def test_tensor_parallel_must_divide_the_models_attention_heads(layout, capsys, config, tp, problem):
+    """vLLM refuses it only after verl has loaded the actor (vllm/config/model.py)."""
+    (layout["model"] / "config.json").write_text(config)
+    code = preflight.main(args(layout, "--tensor-parallel", str(tp)), nodes=no_ray)
+    err = capsys.readouterr().err
+    assert code == (1 if problem else 0), err
+    if problem:
+        assert problem in err and "training.tensorParallelSize" in err

@@ -16,6 +16,7 @@ so `a && b` would submit only `a` to Ray and run `b` in the submitter pod.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -80,6 +81,28 @@ def model_problems(model: str) -> list[str]:
     return problems or incomplete("model", model)
 
 
+def heads_problems(model: str, tensor_parallel: int) -> list[str]:
+    """vLLM refuses a tensor-parallel size that does not divide the model's attention heads
+    (vllm/config/model.py ModelConfig.verify_with_parallel_config: hf_text_config.num_attention_heads
+    % tensor_parallel_size, "Total number of attention heads (N) must be divisible by tensor parallel
+    size (M)"), and verl starts vLLM only after loading the actor: say it before."""
+    try:
+        with open(os.path.join(model, "config.json"), encoding="utf-8") as f:
+            config = json.load(f)
+    except (OSError, ValueError):
+        return []  # model_problems names a missing config
+    if isinstance(config, dict) and isinstance(config.get("text_config"), dict):
+        config = config["text_config"]  # multimodal models: vLLM's hf_text_config
+    heads = config.get("num_attention_heads") if isinstance(config, dict) else None
+    if not isinstance(heads, int) or tensor_parallel <= 0 or heads % tensor_parallel == 0:
+        return []
+    divisors = [d for d in range(1, heads + 1) if heads % d == 0]
+    return [
+        f"model: its {heads} attention heads are not divisible by training.tensorParallelSize "
+        f"{tensor_parallel}; vLLM refuses it (use one of {divisors} that divides the GPUs of a node)"
+    ]
+
+
 def parquet_problems(role: str, path: str) -> list[str]:
     if not os.path.isfile(path):
         return [f"{role}: {path} does not exist"]
@@ -142,7 +165,7 @@ def ray_nodes() -> list[dict] | None:
 
 
 def run_checks(args: argparse.Namespace, nodes: Callable[[], list[dict] | None]) -> list[str]:
-    problems = model_problems(args.model)
+    problems = model_problems(args.model) + heads_problems(args.model, args.tensor_parallel)
     data = parquet_problems("train", args.train) + parquet_problems("val", args.val)
     folders = sorted({os.path.dirname(args.train), os.path.dirname(args.val)})
     problems += data or [p for folder in folders for p in incomplete("data", folder)]
@@ -184,6 +207,7 @@ def main(
     parser.add_argument("--checkpoints", required=True)
     parser.add_argument("--gpus-per-node", type=int, default=0, help="0 skips the GPU check")
     parser.add_argument("--nodes", type=int, default=1)
+    parser.add_argument("--tensor-parallel", type=int, default=0, help="rollout TP; 0 skips the heads check")
     parser.add_argument(
         "--wait", default="0", help="seconds to wait for missing inputs, or auto (sized from the model)"
     )

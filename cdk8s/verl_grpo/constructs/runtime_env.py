@@ -113,6 +113,7 @@ def preflight_command(spec: DeploySpec) -> str:
         f"python3 {v.preflight.mount_path}/preflight.py --model {s.mount_path}/{s.model_dir}"
         f" --train {data}/train.parquet --val {data}/test.parquet --checkpoints {checkpoint_dir(spec)}"
         f" --gpus-per-node {spec.gpu.gpus_per_node} --nodes {text(v.worker.replicas)}"
+        f" --tensor-parallel {text(v.training.tensor_parallel_size)}"
         # 0: `auto`, sized from the model by the pre-flight itself (preflight.wait_seconds).
         f" --wait {text(spec.ops.or_default(v.preflight.wait_seconds, 'auto'))}"
     )
