@@ -25,7 +25,7 @@ def test_ray_job_settings(shipped):
     assert preflight.startswith(
         "python3 /opt/verl-grpo/preflight.py --model /data/models/Qwen2.5-32B-Instruct"
     )
-    assert "--gpus-per-node 8 --nodes 2 --wait auto" in preflight
+    assert "--gpus-per-node 8 --nodes 2 --tensor-parallel 8 --wait auto" in preflight
     assert verl.startswith("python3 -m verl.trainer.main_ppo")
     assert "&&" not in s["entrypoint"] and ";" not in s["entrypoint"]
     assert s["ttlSecondsAfterFinished"] == 300  # minutes, not an hour of idle GPUs
