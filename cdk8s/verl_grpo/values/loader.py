@@ -17,6 +17,7 @@ import yaml
 
 from ..problems import VALUES, Problem, Problems, did_you_mean, error
 from ..yaml_io import TooLarge, load_all_limited
+from .expressions import V
 from .helm_yaml import HelmValuesLoader
 from .model import Values
 from .schema import values_schema
@@ -176,9 +177,7 @@ PROFILE_KEYS = ("gpu.type", "cluster.mode", "run.kind")
 
 
 def _at(tree: dict[str, Any], dotted: str) -> Any:
-    for part in dotted.split("."):
-        tree = tree.get(part) if isinstance(tree, dict) else None
-    return tree
+    return V(dotted).py(tree)  # the rules' own path lookup: None where a key is missing
 
 
 def agrees(profile: dict[str, Any], user: dict[str, Any]) -> bool:
