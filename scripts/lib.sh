@@ -12,7 +12,8 @@ VALUES_ARGS=()
 usage_common() {
   cat >&2 <<USAGE
 Flags: --dry-run (print commands, change nothing)  --yes (do not ask)
-       --profile NAME (default: \$PROFILE or b200-standard)  -f/--values FILE  --set KEY=VALUE
+       --profile NAME (default: \$PROFILE or b200-standard)  -f/--values FILE
+       --set, --set-string, --set-json, --set-file, --set-literal KEY=VALUE (as helm)
 Settings from the environment: PROJECT REGION ZONE CLUSTER, and per step the ones it names.
 USAGE
 }
@@ -24,7 +25,7 @@ parse_flags() {
       --yes) ASSUME_YES=true ;;
       --profile) PROFILE=$2; shift ;;
       -f | --values) VALUES_ARGS+=(-f "$2"); shift ;;
-      --set) VALUES_ARGS+=(--set "$2"); shift ;;
+      --set | --set-string | --set-json | --set-file | --set-literal) VALUES_ARGS+=("$1" "$2"); shift ;;
       -h | --help) usage_common; exit 0 ;;
       *) echo "error: unknown flag $1" >&2; usage_common; exit 2 ;;
     esac

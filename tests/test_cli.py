@@ -323,3 +323,10 @@ def test_without_profile_the_verbs_take_the_profiles_the_values_agree_with(capsy
 def test_an_unknown_profile_gets_a_did_you_mean(capsys) -> None:
     assert main(["check", "--profile", "h200-standar"]) == 1
     assert "(did you mean 'h200-standard'?)" in capsys.readouterr().err
+
+
+def test_decimals_go_through_set_json_as_with_helm(capsys) -> None:
+    """--set gives Helm's string "0.00001", which the schema refuses with the way out; --set-json works."""
+    assert main(["check", "--profile", "b200-standard", "--set", "training.learningRate=0.00001"]) == 1
+    assert "use --set-json training.learningRate=0.00001" in capsys.readouterr().err
+    assert main(["check", "--profile", "b200-standard", "--set-json", "training.learningRate=0.00001"]) == 0

@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from verl_grpo.problems import Problems
-from verl_grpo.values.loader import deep_merge, load_values, merge_layers, parse_set
+from verl_grpo.values.loader import deep_merge, load_values, merge_layers
 from verl_grpo.values.machines import gpu_profiles
 from verl_grpo.values.schema import values_schema
 
@@ -75,22 +75,6 @@ def test_lists_replace_and_null_deletes_as_in_helm():
 
 
 @pytest.mark.parametrize(
-    ("expr", "expected"),
-    [
-        ("a.b=3", {"a": {"b": 3}}),
-        ("a=true", {"a": True}),
-        ("a=1e-5", {"a": "1e-5"}),  # Helm types only integers and booleans
-        ("a=007", {"a": "007"}),
-        ("a=x,b.c=y", {"a": "x", "b": {"c": "y"}}),
-        ("a={x,y}", {"a": ["x", "y"]}),
-        ("a=null", {"a": None}),
-    ],
-)
-def test_set_is_typed_like_helm(expr, expected):
-    assert parse_set(expr) == expected
-
-
-@pytest.mark.parametrize(
     ("sets", "needle"),
     [
         (
@@ -98,6 +82,11 @@ def test_set_is_typed_like_helm(expr, expected):
             "worker.replica: unknown key (did you mean 'replicas'?); allowed: replicas, cpu",
         ),
         (["worker.replicas=abc"], "worker.replicas: 'abc' is not of type 'integer'"),
+        (
+            ["training.learningRate=0.00001"],
+            "training.learningRate: '0.00001' is not of type 'number' (Helm's --set reads decimals as text: "
+            "use --set-json training.learningRate=0.00001)",
+        ),
         (["worker.replicas=-1"], "worker.replicas: -1 is less than the minimum of 1"),
         (["gpu.type=gb300"], "gpu.type: 'gb300' is not one of ['b200', 'h200']"),
         (["run.name=Run_1"], "run.name: 'Run_1' does not match"),

@@ -9,11 +9,26 @@ from typing import TYPE_CHECKING
 from ..problems import VALUES, Problems, did_you_mean, error
 from ..profiles import Profile, find_profile, shipped_profiles
 from ..values.derive import Release
-from ..values.loader import SET_STRING
+from ..values.helm_sets import SET_FLAGS, tagged
 
 if TYPE_CHECKING:
     from ..pipeline import Request
     from ..values.derive import DeploySpec
+
+
+SET_FLAG_HELP = dict(
+    zip(
+        SET_FLAGS,
+        (
+            "set a value (integers, true/false, null are typed; anything else is a string)",
+            "set a value as a string",
+            "set a value as JSON (numbers such as 0.00001, lists, maps)",
+            "set a value to a file's content",
+            "set a value to the literal text after '='",
+        ),
+        strict=True,
+    )
+)
 
 
 def values_flags(p: argparse.ArgumentParser) -> None:
@@ -26,20 +41,14 @@ def values_flags(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="values file (repeatable; later files win)",
     )
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="set a value, as helm --set (repeatable)",
-    )
-    p.add_argument(
-        "--set-string",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="set a value as a string, as helm --set-string (repeatable)",
-    )
+    for flag, meaning in SET_FLAG_HELP.items():
+        p.add_argument(
+            flag,
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help=f"{meaning}, as helm {flag} (repeatable; Helm's parser and order)",
+        )
     p.add_argument("--release-name", default="verl", help="release name used in object names (default: verl)")
     p.add_argument("-n", "--namespace", default="default", help="namespace of namespaced objects")
 
@@ -97,8 +106,12 @@ def profiles(names: list[str]) -> list[Profile]:
 
 
 def sets(args: argparse.Namespace) -> tuple[str, ...]:
-    # Helm applies --set before --set-string; both after -f files.
-    return (*args.set, *(SET_STRING + s for s in args.set_string))
+    """The --set family's expressions, tagged with their flag (Helm orders them by flag itself)."""
+    return tuple(
+        tagged(flag, expression)
+        for flag in SET_FLAGS
+        for expression in getattr(args, flag.removeprefix("--").replace("-", "_"))
+    )
 
 
 def release(args: argparse.Namespace) -> Release:

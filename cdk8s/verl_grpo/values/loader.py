@@ -1,13 +1,12 @@
 """Merge values layers the way Helm does, validate them, and return the typed model.
 
-Order: built-in defaults, GPU profile, `-f` files in order, `--set` in order. Maps merge,
-lists replace, null deletes a key (and then fails the schema, as in Helm).
+Order: built-in defaults, GPU profile, `-f` files in order, then the --set family as Helm applies
+it (helm_sets.py). Maps merge, lists replace, null deletes a key (and then fails the schema, as in Helm).
 """
 
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import yaml
 from ..problems import VALUES, Problem, Problems, did_you_mean, error
 from ..yaml_io import TooLarge, load_all_limited
 from .expressions import V
+from .helm_sets import apply_sets
 from .helm_yaml import HelmValuesLoader
 from .model import Values
 from .schema import values_schema
@@ -72,55 +72,16 @@ def read_values_file(path: Path) -> dict[str, Any]:
     return data
 
 
-SET_STRING = "string:"
-_INT = re.compile(r"^-?[1-9][0-9]*$|^0$")
-
-
-def _typed(raw: str) -> Any:
-    """Helm's --set typing: true/false/null and integers are typed, everything else is a string."""
-    low = raw.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low == "null":
-        return None
-    if _INT.match(raw):
-        return int(raw)
-    return raw
-
-
-def parse_set(expr: str, typed: bool = True) -> dict[str, Any]:
-    """`a.b=c` (or `a=1,b.c=x`, `a={x,y}`) as Helm's --set reads it; typed=False is --set-string."""
-    out: dict[str, Any] = {}
-    for pair in _split_top(expr, ","):
-        key, sep, raw = pair.partition("=")
-        if not sep or not key or any(not part for part in key.split(".")):
-            raise _refused(f"--set {expr!r}", "expected key.path=value")
-        value: Any
-        convert = _typed if typed else str
-        if raw.startswith("{") and raw.endswith("}"):
-            value = [convert(v) for v in _split_top(raw[1:-1], ",")] if raw[1:-1] else []
+def merge_maps(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """Helm's MergeMaps for the user's layers (pkg/chart/v2/loader/load.go@v4.1.4): maps merge,
+    anything else replaces, and a null stays, to delete the key from the defaults below it."""
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge_maps(out[key], value)
         else:
-            value = convert(raw)
-        node = out
-        *parents, leaf = key.split(".")
-        for part in parents:
-            node = node.setdefault(part, {})
-        node[leaf] = value
+            out[key] = copy.deepcopy(value)
     return out
-
-
-def _split_top(s: str, sep: str) -> list[str]:
-    parts, depth, cur = [], 0, ""
-    for ch in s:
-        depth += ch == "{"
-        depth -= ch == "}"
-        if ch == sep and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur)
-    return parts
 
 
 def merge_layers(
@@ -129,17 +90,16 @@ def merge_layers(
     sets: Iterable[str] = (),
     defaults: bool = True,
 ) -> dict[str, Any]:
-    """`sets` are --set expressions; prefix one with 'string:' for --set-string. defaults=False:
-    the user's layers alone (what they set)."""
-    merged = deep_merge(default_values() if defaults else {}, profile or {})
+    """`sets`: set expressions (helm_sets.tagged). As Helm: the profile and -f files merge, the sets
+    apply to that, and the result goes over the defaults (null deletes). defaults=False: the user's
+    layers alone (what they set)."""
+    user = merge_maps({}, profile or {})
     for path in files:
-        merged = deep_merge(merged, read_values_file(Path(path)))
-    for expr in sets:
-        if expr.startswith(SET_STRING):
-            merged = deep_merge(merged, parse_set(expr[len(SET_STRING) :], typed=False))
-        else:
-            merged = deep_merge(merged, parse_set(expr))
-    return merged
+        user = merge_maps(user, read_values_file(Path(path)))
+    sets = tuple(sets)
+    if sets:
+        user = apply_sets(user, sets)
+    return deep_merge(default_values(), user) if defaults else user
 
 
 def validate(merged: dict[str, Any]) -> Values:
@@ -168,7 +128,17 @@ def _describe(found: jsonschema.ValidationError) -> list[Problem]:
     if found.validator == "required":
         return [error(VALUES, path, f"{found.message} (a key set to null is deleted, as in Helm)")]
     hint = found.schema.get("description", "")
+    if found.validator == "type" and _numeric_text(found.instance):
+        hint = f"Helm's --set reads decimals as text: use --set-json {path}={found.instance}"
     return [error(VALUES, path, found.message + (f" ({hint})" if hint else ""))]
+
+
+def _numeric_text(value: Any) -> bool:
+    """A string that reads as a number: what `--set key=0.00001` gives (helm_sets.py)."""
+    try:
+        return isinstance(value, str) and float(value) == float(value)
+    except ValueError:
+        return False
 
 
 # What a profile's name says (b200|h200 - standard|autopilot - raycluster): your values may change

@@ -1,0 +1,83 @@
+"""The CLI's --set family against `helm template` with the same strings: one parser, Helm's.
+
+The chart here holds the real chart's values.yaml and one template that prints the values Helm
+computed, so every case compares the whole values tree the two paths end with.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from verl_grpo.problems import Problems
+from verl_grpo.values.helm_sets import tagged
+from verl_grpo.values.loader import merge_layers
+
+from ..helm_tools import CHART, run, tool
+
+FILE_LAYER = "worker:\n  tolerations:\n    - {key: a, operator: Exists}\n    - {key: b, operator: Exists}\n"
+
+CASES = [
+    [("--set", "training.learningRate=0.00001")],  # Helm types no decimals: the string "0.00001"
+    [("--set-json", "training.learningRate=0.00001")],
+    [("--set", "worker.tolerations[1].key=x")],  # edits the -f file's list, keeps element 0
+    [("--set", "worker.tolerations[3].key=y")],  # grows it with nulls, as Helm does
+    [("--set", "worker.replicas=007,worker.cpu=3")],
+    [("--set", "storage.bucket=null")],  # deletes the default
+    [("--set", r"run.name=a\,b")],
+    [("--set", "training.extraArgs={x,y}")],
+    [("--set-string", "worker.replicas=4"), ("--set", "worker.replicas=5")],  # --set-string wins
+    [("--set", "worker.replicas=5"), ("--set-json", "worker.replicas=6")],  # --set wins over --set-json
+    [("--set-json", '{"worker":{"replicas":3,"cpu":"8"}}')],
+    [("--set-literal", "run.name=a,b={c}")],
+]
+
+
+@pytest.fixture(scope="module")
+def values_chart(tmp_path_factory):
+    chart = tmp_path_factory.mktemp("values-chart")
+    shutil.copy(CHART / "Chart.yaml", chart / "Chart.yaml")
+    shutil.copy(CHART / "values.yaml", chart / "values.yaml")
+    (chart / "templates").mkdir()
+    (chart / "templates" / "values.yaml").write_text("values: {{ toJson .Values }}\n")
+    return chart
+
+
+def helm_values(chart, files, flags) -> dict:
+    args = [a for f in files for a in ("-f", str(f))] + [a for flag, expr in flags for a in (flag, expr)]
+    done = run(tool("helm"), "template", "verl", str(chart), *args)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.split("values: ", 1)[1])
+
+
+@pytest.mark.parametrize("flags", CASES, ids=lambda c: " ".join(f"{f} {e}" for f, e in c))
+def test_the_cli_reads_sets_as_helm_does(values_chart, tmp_path, flags):
+    layer = tmp_path / "user.yaml"
+    layer.write_text(FILE_LAYER)
+    ours = merge_layers(None, [layer], [tagged(f, e) for f, e in flags])
+    assert ours == helm_values(values_chart, [layer], flags)
+
+
+def test_set_file_reads_the_file_as_helm_does(values_chart, tmp_path):
+    text = tmp_path / "args.txt"
+    text.write_text("line one\nline two\n")
+    flags = [("--set-file", f"run.name={text}")]
+    ours = merge_layers(None, [], [tagged(f, e) for f, e in flags])
+    assert ours["run"]["name"] == "line one\nline two\n"
+    assert ours == helm_values(values_chart, [], flags)
+
+
+@pytest.mark.parametrize(
+    ("flag", "expr"),
+    [("--set", "worker.tolerations[x].key=1"), ("--set", "worker"), ("--set-json", "worker.replicas={")],
+)
+def test_a_string_helm_refuses_is_refused_with_helms_words(values_chart, flag, expr):
+    done = run(tool("helm"), "template", "verl", str(values_chart), flag, expr)
+    assert done.returncode != 0
+    with pytest.raises(Problems) as refused:
+        merge_layers(None, [], [tagged(flag, expr)])
+    (problem,) = refused.value.problems
+    assert problem.key == flag
+    assert problem.message in done.stderr  # Helm's own message, word for word
