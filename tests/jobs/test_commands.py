@@ -176,9 +176,38 @@ def test_follow_shows_progress_and_summary_then_metrics(local_ray: LocalRay, tmp
 
 def test_follow_exits_non_zero_for_a_failing_job(local_ray: LocalRay) -> None:
     done = local_ray.submit_step_probe("+probe.steps=6", "+probe.fail_at=3")
-    assert done.returncode == 1
-    assert "FAILED" in done.stderr and "failing on purpose at step 3" in done.stderr
-    assert "progress: step 3/58" in done.stderr
+    assert done.returncode == 1, done.stderr
+    assert "FAILED" in done.stderr and "failing on purpose at step 3" in done.stderr, done.stderr
+    assert "progress: step 3/58" in done.stderr, done.stderr
+
+
+def test_a_stream_that_breaks_as_the_job_ends_still_reports_it(
+    local_ray: LocalRay, monkeypatch, capsys
+) -> None:
+    """A CI run once saw the log socket close under --follow as the job failed: the verb then said the
+    stream broke instead of FAILED and why. The stream here breaks after its first chunk."""
+    import aiohttp
+    from ray.job_submission import JobSubmissionClient
+
+    from verl_grpo.cli import main
+
+    real_tail = JobSubmissionClient.tail_job_logs
+
+    async def breaking_tail(self, job_id):  # noqa: ANN001, ANN202
+        async for chunk in real_tail(self, job_id):
+            yield chunk
+            while self.get_job_status(job_id).value not in ("SUCCEEDED", "FAILED", "STOPPED"):
+                time.sleep(0.5)
+            raise aiohttp.ServerDisconnectedError()
+
+    monkeypatch.setattr(JobSubmissionClient, "tail_job_logs", breaking_tail)
+    sets = ["--set", "training.module=verl_grpo_probe.step_lines"]
+    sets += ["--set", "training.extraArgs={+probe.steps=6,+probe.fail_at=3}"]
+    argv = ["submit", "--profile", PROFILE, "-f", str(local_ray.values), "--address", local_ray.url]
+    assert main([*argv, *sets, "--follow"]) == 1
+    err = capsys.readouterr().err
+    assert "broke" not in err and "FAILED" in err and "failing on purpose at step 3" in err, err
+    assert "progress: step 3/58" in err, err
 
 
 def test_stop_stops_a_running_job(local_ray: LocalRay) -> None:

@@ -114,17 +114,21 @@ def _follow(conn: Connection, job_id: str, total_steps: int | None) -> int:
     if info.start_time:
         run.started = info.start_time / 1000  # Ray's clock: elapsed counts from the job's start
 
+    shown = 0  # log lines shown so far: the stream sends the log from its start, in order
+
     async def stream(display: ProgressDisplay) -> None:
         pending = ""
         async for chunk in conn.client.tail_job_logs(job_id):
             pending += chunk
-            *lines, pending = pending.split("\n")
+            *lines, pending = pending.split("\n")  # as _log_lines splits
             for line in lines:
                 show(display, line)
         if pending:
             show(display, pending)
 
     def show(display: ProgressDisplay, line: str) -> None:
+        nonlocal shown
+        shown += 1
         print(line, flush=True)
         record = parse_step_line(line)
         if record is not None:
@@ -134,15 +138,22 @@ def _follow(conn: Connection, job_id: str, total_steps: int | None) -> int:
 
     try:
         with ProgressDisplay(run) as display:
+            broke: BaseException | None = None
             try:
                 asyncio.run(stream(display))
             except (OSError, RuntimeError, aiohttp.ClientError) as e:
-                raise JobsError(
-                    f"the log stream of {job_id} from {conn.url} broke ({e}); "
-                    f"verl-grpo logs {job_id} --follow picks it up again"
-                ) from e
+                broke = e  # a job that ends can close the socket under the stream: see below
             while (info := _job_info(conn, job_id)).status.value not in TERMINAL:
+                if broke is not None:
+                    raise JobsError(
+                        f"the log stream of {job_id} from {conn.url} broke ({broke}); "
+                        f"verl-grpo logs {job_id} --follow picks it up again"
+                    ) from broke
                 time.sleep(0.5)  # the log stream can close a moment before the status changes
+            # The job has ended: what the stream did not deliver (it broke, or closed before the
+            # last lines were flushed) comes from the whole log, so progress and errors are complete.
+            for line in _log_lines(_job_logs(conn, job_id))[shown:]:
+                show(display, line)
     except KeyboardInterrupt:
         print(
             f"\nstopped following; {job_id} goes on: "
@@ -167,6 +178,11 @@ def _follow(conn: Connection, job_id: str, total_steps: int | None) -> int:
         return EXIT_FAILED
     print(f"job {job_id} SUCCEEDED", file=sys.stderr)
     return 0
+
+
+def _log_lines(log: str) -> list[str]:
+    """The log's lines as the stream's chunks split them (on newlines only)."""
+    return log.removesuffix("\n").split("\n") if log else []
 
 
 def _tail(message: str, lines: int = 12, first: bool = False) -> list[str]:
