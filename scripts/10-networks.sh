@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Step 1: the gVNIC VPC, subnet and internal firewall rule; the RDMA VPC on the zonal RoCE profile
-# with its 8 subnets. Ranges are cut from NETWORK_BASE (verl-grpo env) so they never overlap.
+# Step 1: the networks.
+# Creates: the gVNIC VPC <network.prefix>-gvnic-net, its subnet and internal firewall rule; the RDMA
+# VPC <network.prefix>-rdma-net on the zone's RoCE profile with its 8 subnets. Ranges are cut from
+# network.base in the values (verl-grpo env) so they never overlap.
+# Variables: PROJECT, REGION, ZONE (required).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 start_step "$@"
+inputs_checked
 
 ensure "network $GVNIC_VPC" gcloud compute networks describe "$GVNIC_VPC" --project="$PROJECT" -- \
   gcloud compute networks create "$GVNIC_VPC" --project="$PROJECT" --subnet-mode=custom --mtu=8244

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Step 2: the GKE cluster. Standard: Workload Identity, Ray operator and GCS FUSE add-ons,
+# Step 2: the GKE cluster.
+# Creates: cluster CLUSTER. Standard: Workload Identity, Ray operator and GCS FUSE add-ons,
 # multi-networking, dataplane v2, and a CPU pool sized from the values (cluster.cpuMachineType,
 # cpuNodeCount, cpuDiskSizeGb; `verl-grpo check` packs the head, data-prep and submitter pods onto
 # it). Autopilot: the same features, nodes come from the pods' requests.
-# GKE_VERSION: pinned by the user, or the newest of RELEASE_CHANNEL (default regular); either way
-# at least the floor of the profile's features (MIN_GKE_VERSION from verl-grpo env).
+# Variables: PROJECT, REGION, ZONE, CLUSTER (required).
+#   GKE_VERSION (default: the newest of RELEASE_CHANNEL), like 1.33.5-gke.1162000 and at least the
+#   floor of the profile's features (MIN_GKE_VERSION from verl-grpo env).
+#   RELEASE_CHANNEL (default: regular): rapid, regular, stable or extended.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 start_step "$@"
@@ -12,18 +15,19 @@ check_cluster_name
 # The floor is the highest minimum over the features the profile uses (data/gke-features.yaml).
 RELEASE_CHANNEL=${RELEASE_CHANNEL:-regular}
 [[ $RELEASE_CHANNEL =~ ^(rapid|regular|stable|extended)$ ]] ||
-  die "RELEASE_CHANNEL=$RELEASE_CHANNEL; allowed: rapid, regular, stable, extended"
+  bad RELEASE_CHANNEL "allowed: rapid, regular, stable, extended"
 if [[ -z ${GKE_VERSION:-} ]]; then
   # The newest version the channel offers (get-server-config lists channels.validVersions).
   GKE_VERSION=$(gcloud container get-server-config --project="$PROJECT" --location="$REGION" \
     --flatten=channels --filter="channels.channel=${RELEASE_CHANNEL^^}" \
     --format='value(channels.validVersions)' | tr ';' '\n' | sort -V | tail -n1)
-  [[ -n $GKE_VERSION ]] || die "no GKE version listed for RELEASE_CHANNEL=$RELEASE_CHANNEL in $REGION; set GKE_VERSION"
+  [[ -n $GKE_VERSION ]] || die "no GKE version listed for RELEASE_CHANNEL=$RELEASE_CHANNEL in $REGION; set GKE_VERSION ($SETTINGS_DOC)"
   log "GKE_VERSION=$GKE_VERSION (newest in the $RELEASE_CHANNEL channel)"
 fi
-[[ $GKE_VERSION =~ ^[0-9]+\.[0-9]+\.[0-9]+-gke\.[0-9]+$ ]] || die "GKE_VERSION=$GKE_VERSION is not like 1.33.5-gke.1162000"
+[[ $GKE_VERSION =~ ^[0-9]+\.[0-9]+\.[0-9]+-gke\.[0-9]+$ ]] || bad GKE_VERSION "is not like 1.33.5-gke.1162000"
 version_at_least "$GKE_VERSION" "$MIN_GKE_VERSION" ||
-  die "GKE_VERSION=$GKE_VERSION is below $MIN_GKE_VERSION, needed by $MIN_GKE_FEATURE"
+  bad GKE_VERSION "is below $MIN_GKE_VERSION, needed by $MIN_GKE_FEATURE"
+inputs_checked
 
 describe=(gcloud container clusters describe "$CLUSTER" --project="$PROJECT" --location="$REGION")
 if [[ $CLUSTER_MODE == autopilot ]]; then

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Step 3 (Standard): the GPU node pool in the zone, with the gVNIC and 8 RDMA networks attached.
-# Capacity from the values: cluster.capacity (spot, reservation with cluster.reservation, flex-start,
-# on-demand); the pool scales from 0 to worker.replicas nodes.
+# Step 3 (Standard): the GPU node pool.
+# Creates: node pool gpu-pool in ZONE with the gVNIC and 8 RDMA
+# networks attached, scaling from 0 to worker.replicas nodes. Autopilot: nothing (the pods' requests
+# make the nodes). Capacity from the values: cluster.capacity (spot, reservation with
+# cluster.reservation, checked to exist, flex-start, on-demand).
+# Variables: PROJECT, REGION, ZONE, CLUSTER (required). CAPACITY, RESERVATION (optional; refused
+# unless they equal cluster.capacity and cluster.reservation).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 start_step "$@"
@@ -11,6 +15,7 @@ if [[ $CAPACITY == reservation ]]; then
   exists gcloud compute reservations describe "$RESERVATION" --project="$PROJECT" --zone="$ZONE" ||
     die "reservation $RESERVATION (cluster.reservation) not found in $ZONE"
 fi
+inputs_checked
 if [[ $CLUSTER_MODE == autopilot ]]; then
   log "Autopilot: GPU nodes come from the pods' requests; no node pool to create"
   exit 0

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Step 4: GKE's NCCL RDMA installer for the mode, then the cluster's Network and
+# Step 4: RDMA in the cluster.
+# Creates: GKE's NCCL RDMA installer DaemonSet for the mode, then the cluster's Network and
 # GKENetworkParamSet objects. This script owns those cluster-scoped objects (one set per cluster,
 # shared by every release; docs/DESIGN.md): they are rendered here from the same values as
 # everything else (-f/--set, so network.prefix matches the VPCs of step 1), never from dist/.
+# Variables: PROJECT, REGION, ZONE, CLUSTER (required). Needs kubectl.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 start_step "$@"
 check_cluster_name
+require_tools kubectl
 # Pinned to the last commit that changed each file (GoogleCloudPlatform/container-engine-accelerators;
 # the repository has no release tag for gpudirect-rdma/): 2da1c92 (2026-05-06) and 155bfa4 (2026-03-09).
 INSTALLERS=https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators
@@ -25,6 +28,7 @@ files=("$rendered/$PROFILE"/gkenetworkparamset-*.yaml "$rendered/$PROFILE"/netwo
 ((${#files[@]} == 18)) || die "expected 9 GKENetworkParamSet and 9 Network objects, got ${#files[@]}"
 args=()
 for f in "${files[@]}"; do args+=(-f "$f"); done
+inputs_checked
 
 run gcloud container clusters get-credentials "$CLUSTER" --project="$PROJECT" --location="$REGION"
 # kubectl apply is itself idempotent: a second run changes nothing.

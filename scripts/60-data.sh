@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# Step 6: model, verl source (pinned tag) and GSM8K parquet files to the paths the job reads.
-# MODEL_SOURCE_DIR: a local copy of the model. GSM8K_DIR: train.parquet and test.parquet from
-# verl's examples/data_preprocess/gsm8k.py. VERL_SOURCE_DIR: a checkout (default: clone the tag).
+# Step 6 (optional; up.sh runs it when MODEL_SOURCE_DIR is set): data from this machine.
+# Creates: objects in the bucket: the model, verl's source (pinned tag) and the GSM8K parquet files
+# at the paths the job reads, each folder with its completion marker last.
+# Variables: PROJECT, REGION, ZONE (required). MODEL_SOURCE_DIR (required): a local copy of the
+# model. GSM8K_DIR (required): train.parquet and test.parquet from verl's
+# examples/data_preprocess/gsm8k.py. VERL_SOURCE_DIR (default: a clone of the pinned tag).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 start_step "$@"
 require MODEL_SOURCE_DIR GSM8K_DIR
-[[ -f $MODEL_SOURCE_DIR/config.json ]] || die "MODEL_SOURCE_DIR=$MODEL_SOURCE_DIR has no config.json"
+[[ -f $MODEL_SOURCE_DIR/config.json ]] || bad MODEL_SOURCE_DIR "has no config.json"
 for split in train test; do
-  [[ -f $GSM8K_DIR/$split.parquet ]] || die "GSM8K_DIR=$GSM8K_DIR has no $split.parquet"
+  [[ -f $GSM8K_DIR/$split.parquet ]] || bad GSM8K_DIR "has no $split.parquet"
 done
+[[ -z ${VERL_SOURCE_DIR:-} || -d ${VERL_SOURCE_DIR:-} ]] || bad VERL_SOURCE_DIR "is not a folder"
+[[ -n ${VERL_SOURCE_DIR:-} ]] || require_tools git
+inputs_checked
 
 # Each folder gets the marker ($MARKER) last, as the data-prep Job writes it: the job's pre-flight
 # waits for it, and a re-run after an interrupted upload finishes the folder instead of skipping it.

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Delete, in reverse order, everything up.sh created. Asks first unless --yes.
-# KEEP_BUCKET=true keeps the bucket (model, data, checkpoints) and its IAM binding.
+# Delete, in reverse order, everything up.sh created: the GPU node pool, the cluster, the bucket
+# with everything in it and its IAM binding (unless KEEP_BUCKET=true), both VPCs with their subnets
+# and firewall rule. Says exactly what it will delete, then asks (--yes skips the question only).
+# Variables: PROJECT, REGION, ZONE, CLUSTER (required). KEEP_BUCKET (default: false): true keeps
+# the bucket (model, data, checkpoints) and its IAM binding.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 start_step "$@"
 check_cluster_name
 KEEP_BUCKET=${KEEP_BUCKET:-false}
-[[ $KEEP_BUCKET == true || $KEEP_BUCKET == false ]] || die "KEEP_BUCKET=$KEEP_BUCKET; allowed: true, false"
+[[ $KEEP_BUCKET == true || $KEEP_BUCKET == false ]] || bad KEEP_BUCKET "allowed: true, false"
 if [[ $KEEP_BUCKET == true ]]; then
   bucket_fate="KEEP bucket gs://$BUCKET and its data"
 else

@@ -7,14 +7,23 @@ SCRIPTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_DIR=$(cd "$SCRIPTS_DIR/.." && pwd)
 DRY_RUN=false
 ASSUME_YES=false
+CHECK_ONLY=false
 VALUES_ARGS=()
+# Where README.md explains the settings and the prerequisites: errors point there.
+SETTINGS_DOC="README.md, section 'Script settings'"
+PREREQUISITES_DOC="README.md, section 'Prerequisites'"
 
-usage_common() {
-  cat >&2 <<USAGE
-Flags: --dry-run (print commands, change nothing)  --yes (do not ask)
+# --help: the script's own header (what it creates, its variables), then the flags all share.
+usage() {
+  sed -n '2,/^set -euo pipefail/{/^#/s/^# \{0,1\}//p}' "$0"
+  cat <<USAGE
+
+Flags: --dry-run (print commands, change nothing)  --check (check every input, call nothing that
+       creates or bills, exit)  --yes (do not ask)
        --profile NAME (default: \$PROFILE or b200-standard)  -f/--values FILE
        --set, --set-string, --set-json, --set-file, --set-literal KEY=VALUE (as helm)
-Settings from the environment: PROJECT REGION ZONE CLUSTER, and per step the ones it names.
+Every script reads PROJECT, REGION, ZONE (required; ZONE may come from cluster.zone) and the
+values (bucket, network prefix, namespace, capacity: verl-grpo env). Details: $SETTINGS_DOC.
 USAGE
 }
 
@@ -23,11 +32,18 @@ parse_flags() {
     case "$1" in
       --dry-run) DRY_RUN=true ;;
       --yes) ASSUME_YES=true ;;
-      --profile) PROFILE=$2; shift ;;
+      --check) CHECK_ONLY=true ;;
+      --profile)
+        # The environment's PROFILE (README's export) against the flag: say so, do not pick one silently.
+        [[ -z ${PROFILE:-} || $PROFILE == "$2" ]] ||
+          die "--profile $2 differs from PROFILE=$PROFILE in the environment: unset PROFILE or drop --profile"
+        PROFILE=$2
+        shift
+        ;;
       -f | --values) VALUES_ARGS+=(-f "$2"); shift ;;
       --set | --set-string | --set-json | --set-file | --set-literal) VALUES_ARGS+=("$1" "$2"); shift ;;
-      -h | --help) usage_common; exit 0 ;;
-      *) echo "error: unknown flag $1" >&2; usage_common; exit 2 ;;
+      -h | --help) usage; exit 0 ;;
+      *) echo "error: unknown flag $1 (--help lists them)" >&2; exit 2 ;;
     esac
     shift
   done
@@ -35,6 +51,8 @@ parse_flags() {
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# bad VAR WHY: a setting the user gave is wrong; names it, its value and where it is explained.
+bad() { die "$1=${!1:-}: $2 ($SETTINGS_DOC)"; }
 
 # require VAR... : every missing variable named at once, before any cloud call.
 require() {
@@ -42,7 +60,31 @@ require() {
   for name in "$@"; do
     [[ -n ${!name:-} ]] || missing+=("$name")
   done
-  ((${#missing[@]} == 0)) || die "set ${missing[*]} (see scripts/README section in README.md)"
+  ((${#missing[@]} == 0)) || die "set ${missing[*]} ($SETTINGS_DOC)"
+}
+
+# require_tools CMD...: each on PATH, or one line naming it (not bash's "command not found" later).
+require_tools() {
+  local tool
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || die "$tool is not on PATH: install it ($PREREQUISITES_DOC)"
+  done
+}
+
+# gcloud with an account that can get a token; checked once per run of up.sh.
+require_credentials() {
+  [[ ${VERL_CREDENTIALS_CHECKED:-} == "$PROJECT" ]] && return 0
+  gcloud auth print-access-token --quiet >/dev/null 2>&1 ||
+    die "gcloud has no usable credentials: run gcloud auth login ($PREREQUISITES_DOC)"
+  export VERL_CREDENTIALS_CHECKED=$PROJECT
+}
+
+# inputs_checked: every input of this step is checked; with --check, stop before the first call
+# that creates or bills anything (up.sh checks all steps this way before running any).
+inputs_checked() {
+  [[ $CHECK_ONLY == true ]] || return 0
+  log "$(basename "$0"): inputs ok"
+  exit 0
 }
 
 # Settings the manifests use come from the same values: never typed twice. up.sh computes them
@@ -59,16 +101,18 @@ load_settings() {
   [[ -n ${VERL_ENV:-} ]] || VERL_ENV=$(settings_env)
   eval "$VERL_ENV"
   [[ -z $asked_capacity || $asked_capacity == "$CAPACITY" ]] ||
-    die "CAPACITY=$asked_capacity differs from cluster.capacity=$CAPACITY: set it in the values (--set cluster.capacity=$asked_capacity)"
+    die "CAPACITY=$asked_capacity differs from cluster.capacity=$CAPACITY: set it in the values (--set cluster.capacity=$asked_capacity; $SETTINGS_DOC)"
   [[ -z $asked_reservation || $asked_reservation == "$RESERVATION" ]] ||
-    die "RESERVATION=$asked_reservation differs from cluster.reservation='$RESERVATION': set it in the values"
+    die "RESERVATION=$asked_reservation differs from cluster.reservation='$RESERVATION': set it in the values ($SETTINGS_DOC)"
 }
 
-# Every step begins the same way: flags, settings from the values, location checks.
+# Every step begins the same way: flags, tools, settings from the values, location, credentials.
 start_step() {
   parse_flags "$@"
+  require_tools gcloud
   load_settings
   check_location
+  require_credentials
 }
 
 # The checks that would otherwise fail minutes into a cloud operation. The GPU zone may come from
@@ -76,16 +120,17 @@ start_step() {
 check_location() {
   if [[ -n ${VALUES_ZONE:-} ]]; then
     ZONE=${ZONE:-$VALUES_ZONE}
-    [[ $ZONE == "$VALUES_ZONE" ]] || die "ZONE=$ZONE differs from cluster.zone=$VALUES_ZONE in the values"
+    [[ $ZONE == "$VALUES_ZONE" ]] || bad ZONE "differs from cluster.zone=$VALUES_ZONE in the values"
   fi
   require PROJECT REGION ZONE
-  [[ $ZONE == "$REGION"-? ]] || die "ZONE=$ZONE is not in REGION=$REGION (expected $REGION-a, -b, ...)"
-  [[ $PROJECT =~ ^[a-z][-a-z0-9]{4,28}[a-z0-9]$ ]] || die "PROJECT=$PROJECT is not a GCP project id"
+  [[ $REGION =~ ^[a-z]+-[a-z]+[0-9]+$ ]] || bad REGION "is not a region like us-central1"
+  [[ $ZONE == "$REGION"-? ]] || bad ZONE "is not in REGION=$REGION (expected $REGION-a, -b, ...)"
+  [[ $PROJECT =~ ^[a-z][-a-z0-9]{4,28}[a-z0-9]$ ]] || bad PROJECT "is not a GCP project id"
 }
 
 check_cluster_name() {
   require CLUSTER
-  [[ $CLUSTER =~ ^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$ ]] || die "CLUSTER=$CLUSTER: lowercase letters, digits, '-', at most 40"
+  [[ $CLUSTER =~ ^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$ ]] || bad CLUSTER "lowercase letters, digits, '-', at most 40"
 }
 
 # version_at_least A B: A >= B for GKE versions like 1.32.2-gke.1475000.

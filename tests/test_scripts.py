@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from .conftest import REPO
 from .scripts_harness import (
+    FAKES,
     GOLDEN_PROFILES,
     GOLDENS,
     calls,
@@ -277,5 +281,113 @@ def test_down_says_exactly_what_it_deletes(tmp_path, keep):
 def test_down_refuses_an_unclear_keep_bucket(tmp_path):
     env = script_env(tmp_path / "state", tmp_path / "data", KEEP_BUCKET="yes")
     done = run_script("down.sh", env, "--yes")
-    assert done.returncode == 1 and "KEEP_BUCKET=yes; allowed: true, false" in done.stderr
+    assert done.returncode == 1 and "KEEP_BUCKET=yes: allowed: true, false" in done.stderr
     assert mutating(calls(tmp_path / "state")) == []
+
+
+SETTINGS_SECTION = "README.md, section 'Script settings'"
+
+
+def readme_sections() -> set[str]:
+    return {m.group(1) for m in re.finditer(r"^#+ (.+)$", (REPO / "README.md").read_text(), re.M)}
+
+
+def test_the_sections_errors_point_to_exist():
+    lib = (REPO / "scripts" / "lib.sh").read_text()
+    named = set(re.findall(r"README\.md, section '([^']+)'", lib))
+    assert named == {"Script settings", "Prerequisites"}
+    assert named <= readme_sections()
+
+
+@pytest.mark.parametrize(
+    ("change", "sets", "needle"),
+    [
+        ({"GKE_VERSION": "1.33"}, (), "GKE_VERSION=1.33: is not like"),
+        (
+            {"HF_TOKEN_FILE": "/nonexistent/token"},
+            (),
+            "HF_TOKEN_FILE=/nonexistent/token: is not a readable file",
+        ),
+        ({"VERL_SOURCE_DIR": "/nonexistent"}, (), "VERL_SOURCE_DIR=/nonexistent: is not a folder"),
+        ({"REGION": "us central"}, (), "REGION=us central: is not a region"),
+        ({}, ("--set", "cluster.capacity=reservation", "--set", "cluster.reservation=r1"), "reservation r1"),
+    ],
+)
+def test_up_checks_every_steps_inputs_before_creating_anything(tmp_path, change, sets, needle):
+    """Before, 10-networks created the VPCs and only then 20-cluster refused a bad GKE_VERSION."""
+    env = {**script_env(tmp_path / "state", tmp_path / "data"), **change}
+    done = run_script("up.sh", env, *sets)
+    assert done.returncode == 1 and needle in done.stderr, done.stderr
+    assert mutating(calls(tmp_path / "state")) == []
+    if "=" in needle:
+        assert SETTINGS_SECTION in done.stderr
+
+
+def test_up_check_calls_nothing_that_creates(tmp_path):
+    env = script_env(tmp_path / "state", tmp_path / "data")
+    done = run_script("up.sh", env, "--check")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count(": inputs ok") == 6
+    assert mutating(calls(tmp_path / "state")) == []
+
+
+def path_without(tmp_path: Path, *missing: str) -> str:
+    """A PATH with the fakes and the system's commands, less `missing` (this machine has a real gcloud)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for folder in (FAKES, Path("/usr/bin"), Path("/bin")):
+        for tool in folder.iterdir():
+            if tool.name not in missing and not (bin_dir / tool.name).exists() and os.access(tool, os.X_OK):
+                (bin_dir / tool.name).symlink_to(tool)
+    return str(bin_dir)
+
+
+@pytest.mark.parametrize(
+    ("script", "missing"), [("up.sh", "gcloud"), ("up.sh", "kubectl"), ("40-rdma.sh", "kubectl")]
+)
+def test_a_missing_tool_is_one_line_and_a_failure(tmp_path, script, missing):
+    env = {**script_env(tmp_path / "state", tmp_path / "data"), "PATH": path_without(tmp_path, missing)}
+    done = run_script(script, env)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"error: {missing} is not on PATH: install it (README.md, section 'Prerequisites')"
+    )
+    assert "command not found" not in done.stderr
+    assert mutating(calls(tmp_path / "state")) == []
+
+
+@pytest.mark.parametrize("script", ["up.sh", "10-networks.sh", "down.sh"])
+def test_without_credentials_nothing_runs(tmp_path, script):
+    env = script_env(tmp_path / "state", tmp_path / "data", FAKE_NO_CREDENTIALS="1")
+    done = run_script(script, env, "--yes")
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1].startswith("error: gcloud has no usable credentials")
+    assert mutating(calls(tmp_path / "state")) == []
+
+
+def env_settings() -> set[str]:
+    """What `verl-grpo env` prints: settings from the values, not the user's environment."""
+    done = subprocess.run(
+        [str(REPO / ".venv" / "bin" / "verl-grpo"), "env"], capture_output=True, text=True, check=True
+    )
+    return {line.split("=", 1)[0] for line in done.stdout.splitlines()}
+
+
+@pytest.mark.parametrize(
+    "script", sorted(p.name for p in (REPO / "scripts").glob("*.sh") if p.name != "lib.sh")
+)
+def test_help_lists_what_a_script_creates_and_every_variable_it_reads(script):
+    text = (REPO / "scripts" / script).read_text()
+    read = set(re.findall(r"\$\{([A-Z][A-Z0-9_]*):[-+]", text)) | set(
+        re.findall(r"\brequire ([A-Z0-9_ ]+)", text)
+    )
+    read = {v for group in read for v in group.split()} - env_settings() - {"VERL_ENV", "VERL_GRPO"}
+    done = subprocess.run(
+        [str(REPO / "scripts" / script), "--help"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0
+    (variables,) = [i for i, line in enumerate(done.stdout.splitlines()) if line.startswith("Variables:")]
+    listed = " ".join(done.stdout.splitlines()[variables:])
+    assert {"PROJECT", "REGION", "ZONE"} | read <= set(re.findall(r"[A-Z][A-Z0-9_]{2,}", listed)), read
+    assert re.search(r"^(Creates|Delete)", done.stdout, re.M) or "Creates what" in done.stdout
+    assert "--dry-run" in done.stdout and "--check" in done.stdout

@@ -23,6 +23,10 @@ BF16 = 2
 # save_contents defaults to [model, optimizer, extra]: verl/trainer/config/actor/actor.yaml; the
 # FSDP checkpoint manager writes every rank's shard, verl/utils/checkpoint/fsdp_checkpoint_manager.py).
 CHECKPOINT_BYTES_PER_PARAM = 12
+# Seconds per training step when the user has not measured one (`plan --step-seconds`): an
+# assumption, printed as one, for a 32B model at the defaults on 16 GPUs (rollout, reference,
+# actor update). A first run's `verl-grpo metrics` shows verl's measured `timing_s/step`.
+ASSUMED_STEP_SECONDS = 360.0
 
 
 @dataclass
@@ -31,6 +35,7 @@ class Plan:
     pods: list[dict[str, Any]]
     ray: dict[str, Any]
     batches: dict[str, Any]
+    run: dict[str, Any]
     memory_per_gpu_gb: dict[str, Any]
     storage_gb: dict[str, Any]
     cost: dict[str, Any]
@@ -41,7 +46,11 @@ class Plan:
 
 
 def make_plan(
-    spec: DeploySpec, problems: list[Problem], gpu_hour_price: float | None, verl_version: str
+    spec: DeploySpec,
+    problems: list[Problem],
+    gpu_hour_price: float | None,
+    verl_version: str,
+    step_seconds: float | None = None,
 ) -> Plan:
     v, gpu, d, t = spec.values, spec.gpu, spec.derived, spec.values.training
     nodes, per_node = v.worker.replicas, gpu.gpus_per_node
@@ -66,6 +75,16 @@ def make_plan(
         "steps_per_epoch": steps_per_epoch(t),
         "total_steps": steps,
         "checkpoints": saves,
+    }
+    hours = steps * (step_seconds or ASSUMED_STEP_SECONDS) / 3600
+    run = {
+        "model": v.storage.model_dir.rstrip("/").rsplit("/", 1)[-1],
+        "total_steps": steps,
+        "step_seconds": step_seconds or ASSUMED_STEP_SECONDS,
+        "step_seconds_assumed": step_seconds is None,
+        "hours": round(hours, 1),
+        "gpu_hours": round(hours * gpus, 1),
+        "cost": None if gpu_hour_price is None else round(hours * gpus * gpu_hour_price, 2),
     }
     billions = model_billions(v.storage.model_dir)
     memory: dict[str, Any] = {"gpu_gb": gpu.gpu_memory_gb}
@@ -117,6 +136,7 @@ def make_plan(
         pods,
         ray,
         batches,
+        run,
         memory,
         storage,
         cost,
@@ -154,7 +174,15 @@ def render_text(plan: Plan, width: int = 100) -> str:
         for key, value in rows.items():
             table.add_row(key.replace("_", " "), str(value))
         console.print(table)
-    c = plan.cost
+    c, run = plan.cost, plan.run
+    seconds = f"{run['step_seconds']:g} s per step" + (
+        " (assumed: measure with --step-seconds)" if run["step_seconds_assumed"] else ""
+    )
+    console.print(
+        f"Run: {run['model']}, {run['total_steps']} steps x {seconds} = {run['hours']:g} h, "
+        f"{run['gpu_hours']:g} GPU-hours" + ("" if run["cost"] is None else f", {run['cost']:.2f} in all"),
+        soft_wrap=True,
+    )
     console.print(
         "Cost: set --gpu-hour-price"
         if c["per_hour"] is None

@@ -8,6 +8,7 @@ keeps state (what exists) and fails on demand.
     FAKE_FORWARD_TO     host:port `kubectl port-forward` really forwards to (a local Ray dashboard);
                         the Services it can find are state.json's "services" ({namespace, name, labels})
     FAKE_GKE_VERSIONS   what `gcloud container get-server-config` lists for any channel (';'-separated)
+    FAKE_NO_CREDENTIALS `gcloud auth print-access-token` fails as gcloud does without an account
     state.json's "configmaps" ({"ns/name": data}) answers `kubectl get configmap -o jsonpath={.data.KEY}`
 
 `kubectl apply -f FILE` records each object it reads (kind, name, its YAML) in state.json's
@@ -91,6 +92,15 @@ class Cloud:
 
 def gcloud(cloud: Cloud, args: list[str]) -> int:
     words = positional(args)
+    if words[:2] == ["auth", "print-access-token"]:
+        if os.environ.get("FAKE_NO_CREDENTIALS"):
+            print(
+                "ERROR: (gcloud.auth.print-access-token) You do not currently have an active account selected.",
+                file=sys.stderr,
+            )
+            return 1
+        print("fake-token")
+        return 0
     verb_at = next(i for i, w in enumerate(words) if w in GCLOUD_VERBS or (w == "describe"))
     verb, group = words[verb_at], " ".join(words[:verb_at])
     name = words[verb_at + 1] if len(words) > verb_at + 1 else ""

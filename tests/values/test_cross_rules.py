@@ -133,6 +133,7 @@ EDGES: dict[str, list] = {
     "run.kind": ["RayJob", "RayCluster"],
     "run.name": ["r", "a" * 33, "a" * 36],
     "gpu.type": ["b200", "h200"],
+    "image.tag": ["vllm011.dev7", "vllm011.latest", "latest", "latest-fixed"],
     "training.tensorParallelSize": [1, 2, 4, 8, 3, 16],
     "training.trainBatchSize": [256, 1001, 64, 8192],
     "dataPrep.enabled": [True, False],

@@ -57,9 +57,19 @@ def profiles_flag(p: argparse.ArgumentParser, help: str) -> None:
     p.add_argument("--profile", action="append", default=[], metavar="NAME", help=help)
 
 
+class Once(argparse.Action):
+    """A flag that takes one value: given twice, a usage error (exit 2), not the last one silently."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # noqa: ANN001
+        if getattr(namespace, self.dest) not in (None, values):
+            parser.error(f"{option_string} given twice ({getattr(namespace, self.dest)}, {values}): give one")
+        setattr(namespace, self.dest, values)
+
+
 def profile_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--profile",
+        action=Once,
         default=None,
         metavar="NAME",
         help="shipped profile under your values (default: the first whose GPU type, mode and run kind "

@@ -21,6 +21,14 @@ def price(text: str) -> float:
     return value
 
 
+def seconds(text: str) -> float:
+    """argparse type: seconds per step, a finite number above 0."""
+    value = price(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: seconds per step are more than 0")
+    return value
+
+
 def add(verbs: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("plan", help="what a run will use and do: requests, batches, memory, cost")
     profile_flag(p)
@@ -33,6 +41,14 @@ def add(verbs: argparse._SubParsersAction) -> None:
         metavar="PRICE",
         help="price of one GPU-hour (0 or more)",
     )
+    p.add_argument(
+        "--step-seconds",
+        type=seconds,
+        default=None,
+        metavar="S",
+        help="seconds per training step, for the run's hours and cost (default: an assumed 360; "
+        "measure: verl-grpo metrics JOB --key timing_s/step)",
+    )
     output_flag(p)
     p.set_defaults(run=run)
 
@@ -44,7 +60,11 @@ def run(args: argparse.Namespace) -> int:
     profile = one_profile(args)
     deploy = spec(args, profile)
     plan = make_plan(
-        deploy, training_problems(deploy, args.verl_version), args.gpu_hour_price, args.verl_version
+        deploy,
+        training_problems(deploy, args.verl_version),
+        args.gpu_hour_price,
+        args.verl_version,
+        args.step_seconds,
     )
     sys.stdout.write(
         json.dumps(plan.as_dict(), indent=2) + "\n" if args.output == "json" else render_text(plan)

@@ -125,7 +125,12 @@ class Image(Model):
     repository: str = field(
         "verlai/verl", "Container image repository for head and workers.", pattern=IMAGE_REPOSITORY
     )
-    tag: str = field("vllm011.latest", "Container image tag.", pattern=IMAGE_TAG)
+    # A fixed tag, not vllm011.latest (the tutorial's, which moves): verl's docs name
+    # verlai/verl:vllm011.dev7 as the runtime image of their vLLM 0.11 examples
+    # (verl-project/verl docs/examples Megatron-FSDP example, 2026-04).
+    tag: str = field(
+        "vllm011.dev7", "Container image tag (a fixed one: 'latest' tags are refused).", pattern=IMAGE_TAG
+    )
     pull_policy: Literal["Always", "IfNotPresent", "Never"] = field("IfNotPresent", "Image pull policy.")
 
 
