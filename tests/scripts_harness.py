@@ -14,7 +14,15 @@ from .conftest import REPO
 FAKES = REPO / "tests" / "fakes"
 GOLDENS = REPO / "tests" / "goldens" / "scripts"
 GOLDEN_PROFILES = ["b200-standard", "h200-standard", "b200-autopilot", "h200-autopilot"]
-READ_ONLY = {"describe", "get", "ls", "get-iam-policy", "get-credentials", "get-server-config", "print-access-token"}
+READ_ONLY = {
+    "describe",
+    "get",
+    "ls",
+    "get-iam-policy",
+    "get-credentials",
+    "get-server-config",
+    "print-access-token",
+}
 
 
 def script_env(state: Path, data: Path, **extra: str) -> dict[str, str]:

@@ -95,7 +95,8 @@ def gcloud(cloud: Cloud, args: list[str]) -> int:
     if words[:2] == ["auth", "print-access-token"]:
         if os.environ.get("FAKE_NO_CREDENTIALS"):
             print(
-                "ERROR: (gcloud.auth.print-access-token) You do not currently have an active account selected.",
+                "ERROR: (gcloud.auth.print-access-token) "
+                "You do not currently have an active account selected.",
                 file=sys.stderr,
             )
             return 1
