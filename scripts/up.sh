@@ -15,6 +15,9 @@ require_tools gcloud kubectl
 # Settings once for all steps (each step would otherwise start verl-grpo env again).
 VERL_ENV=$(settings_env)
 export VERL_ENV
+load_settings
+check_location
+require_credentials # once for every step (exported)
 steps=(10-networks 20-cluster 30-gpu-pool 40-rdma 50-storage)
 # The data-prep Job fills the bucket in the cluster (the default); upload from here only when
 # a local copy of the model is given (60-data.sh, the alternative path).

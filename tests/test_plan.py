@@ -68,3 +68,44 @@ def test_plan_lists_every_pod_of_the_cpu_pool(capsys):
     assert names[:3] == ["the Ray head", "the data-prep Job", "the RayJob submitter"]
     # 12 CPUs of head + 250m FUSE sidecar + 50m metadata-prefetch sidecar.
     assert plan["pods"][0]["cpu"] == "12.3" and plan["pods"][0]["ephemeral"] == "55Gi"
+
+
+def test_the_runs_hours_and_cost_follow_the_measured_step_time(capsys):
+    """58 steps x 600 s = 9.67 h on 16 GPUs: 154.7 GPU-hours, at 4 per GPU-hour 618.67."""
+    from verl_grpo.cli import main
+
+    args = [
+        "plan",
+        "--profile",
+        "h200-standard",
+        "--gpu-hour-price",
+        "4",
+        "--step-seconds",
+        "600",
+        "-o",
+        "json",
+    ]
+    assert main(args) == 0
+    run = json.loads(capsys.readouterr().out)["run"]
+    assert run["model"] == "Qwen2.5-32B-Instruct" and run["step_seconds_assumed"] is False
+    assert (run["hours"], run["gpu_hours"], run["cost"]) == (9.7, 154.7, round(58 * 600 / 3600 * 16 * 4, 2))
+    main(["plan", "--profile", "h200-standard", "--set", "worker.replicas=4", "--step-seconds", "600"])
+    assert "309.3 GPU-hours" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bad", ["0", "-5", "nan"])
+def test_step_seconds_must_be_a_time(capsys, bad):
+    from verl_grpo.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["plan", "--profile", "h200-standard", f"--step-seconds={bad}"])
+    assert done.value.code == 2 and "--step-seconds" in capsys.readouterr().err
+
+
+def test_two_profiles_on_plan_are_a_usage_error(capsys):
+    from verl_grpo.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["plan", "--profile", "h200-standard", "--profile", "b200-standard"])
+    assert done.value.code == 2
+    assert "--profile given twice (h200-standard, b200-standard)" in capsys.readouterr().err

@@ -22,6 +22,9 @@
 {{- if (ne (mod (int (index (dict "b200" 8 "h200" 8) .Values.gpu.type)) (int .Values.training.tensorParallelSize)) 0) }}
 {{- fail (print "training.tensorParallelSize: " .Values.training.tensorParallelSize " must divide the " (index (dict "b200" 8 "h200" 8) .Values.gpu.type) " GPUs of a node" " [tp-divides-node]") }}
 {{- end }}
+{{- if (regexMatch "(^|[._-])latest$" (join "\n" .Values.image.tag)) }}
+{{- fail (print "image.tag: " "'" .Values.image.tag "' is a floating tag: nodes pulling at different times can run different images; use a fixed tag (such as vllm011.dev7)" " [image-tag-pinned]") }}
+{{- end }}
 {{- if ((not (regexMatch "^[a-z]([-a-z0-9]*[a-z0-9])?$" (join "\n" .Release.Name))) | default (gt (int (len (print .Release.Name))) (int 30))) }}
 {{- fail (print "release name: " "'" .Release.Name "' must be DNS-1035 (a-z, 0-9, '-'), at most 30 characters" " [release-name]") }}
 {{- end }}
