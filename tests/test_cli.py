@@ -7,6 +7,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -330,3 +331,82 @@ def test_decimals_go_through_set_json_as_with_helm(capsys) -> None:
     assert main(["check", "--profile", "b200-standard", "--set", "training.learningRate=0.00001"]) == 1
     assert "use --set-json training.learningRate=0.00001" in capsys.readouterr().err
     assert main(["check", "--profile", "b200-standard", "--set-json", "training.learningRate=0.00001"]) == 0
+
+
+def test_output_that_is_not_a_folder_is_refused_before_rendering(tmp_path, capsys) -> None:
+    (tmp_path / "afile").write_text("mine\n")
+    for target, why in (
+        ("afile", "is a file; -o takes a folder"),
+        ("afile/x", "afile is a file, not a folder"),
+    ):
+        assert main(["synth", "--profile", "h200-standard", "-o", str(tmp_path / target)]) == 2
+        assert why in capsys.readouterr().err
+    assert (tmp_path / "afile").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("failing", ["first", "second"])
+def test_a_swap_that_fails_keeps_the_old_tree_and_leaves_no_old_folder(
+    tmp_path, monkeypatch, capsys, failing
+):
+    """Where renameat2 cannot swap, two renames do; a read-only or full disk fails one of them (as
+    root here nothing is read-only, so the failure is injected at the rename itself)."""
+    out = tmp_path / "out"
+    assert main(["synth", "--profile", "h200-standard", "-o", str(out)]) == 0
+    before = tree(out)
+    real_replace, seen = os.replace, []
+
+    def replace(src, dst):  # noqa: ANN001
+        seen.append(src)
+        if (len(seen) == 1) == (failing == "first") and len(seen) <= 2:
+            raise OSError(30, "Read-only file system", str(dst))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(atomic, "_exchange", lambda a, b: False)
+    monkeypatch.setattr(atomic.os, "replace", replace)
+    assert main(["synth", "--profile", "h200-standard", "-o", str(out), "--set", "run.name=second"]) == 1
+    assert "Read-only file system" in capsys.readouterr().err  # the OS's words, no "internal error"
+    monkeypatch.undo()
+    assert tree(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no .out.new-*, no .out.old-*
+
+
+def test_ctrl_c_exits_130_without_a_traceback_or_jsii_leftovers(tmp_path) -> None:
+    """SIGINT to the whole process group, as a terminal's Ctrl-C, while jsii's node kernel starts."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    cli = [str(REPO / ".venv" / "bin" / "verl-grpo"), "synth", "--profile", "h200-standard"]
+    for delay in (0.8, 1.2, 1.6):
+        proc = subprocess.Popen(
+            [*cli, "-o", str(tmp_path / "out")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            start_new_session=True,
+        )
+        time.sleep(delay)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        if proc.returncode == 0:
+            continue  # it finished first
+        assert proc.returncode == 130, err
+        assert "Traceback" not in err and err.strip().splitlines()[-1] == "verl-grpo: interrupted"
+        time.sleep(0.5)  # node exits on the same signal
+        assert list(tmp_path.glob("**/jsii-kernel-*")) == [] and not (tmp_path / "out").exists()
+        return
+    pytest.fail("synth finished before every SIGINT: nothing was tested")
+
+
+def test_without_node_a_rendering_verb_says_what_to_install(tmp_path) -> None:
+    """cdk8s runs on jsii's node kernel: without node on PATH, one line, not jsii's traceback."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").symlink_to(sys.executable)
+    env = {**os.environ, "PATH": str(bin_dir)}
+    cli = [str(REPO / ".venv" / "bin" / "verl-grpo"), "synth", "--profile", "h200-standard", "-o", "-"]
+    done = subprocess.run(cli, capture_output=True, text=True, env=env, check=False, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "verl-grpo synth: node (Node.js 20, which cdk8s runs on) is not on PATH: "
+        "install it (README.md, 'The two commands')"
+    ]

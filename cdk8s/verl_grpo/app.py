@@ -1,9 +1,14 @@
 """The cdk8s app: one chart per rendering, all in one process (jsii start-up is paid once)."""
+# ruff: noqa: E402 - node is checked before the imports below start jsii's node kernel
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from .node_runtime import require_node
+
+require_node()  # before the first import of cdk8s starts jsii's node kernel
 
 import cdk8s
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -28,6 +29,20 @@ def add(verbs: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
+def unwritable_folder(path: Path) -> str | None:
+    """Why `path` cannot become a folder of profiles (checked before rendering), or None."""
+    if path.exists() and not path.is_dir():
+        return "is a file; -o takes a folder (DIR/<profile>/ is written) or '-' for stdout"
+    parent = path
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{parent} is a file, not a folder"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"{parent} is not writable"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     from ..pipeline import synthesize
     from ..render.atomic import write_tree
@@ -37,6 +52,9 @@ def run(args: argparse.Namespace) -> int:
     chosen = profiles(args.profile or matching_profiles(args))
     if args.output == "-" and len(chosen) != 1:
         print("verl-grpo synth: -o - needs exactly one --profile", file=sys.stderr)
+        return 2
+    if args.output != "-" and (why := unwritable_folder(Path(args.output))):
+        print(f"verl-grpo synth: -o {args.output}: {why}", file=sys.stderr)
         return 2
     renderings = synthesize([request(args, p) for p in chosen])
     for r in renderings.values():

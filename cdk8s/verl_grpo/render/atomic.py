@@ -34,15 +34,30 @@ def staged_dir(target: Path) -> Iterator[Path]:
         yield stage
         if target.exists():
             if not _exchange(stage, target):
-                old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-                os.replace(target, old / target.name)
-                os.replace(stage, target)
-                stage = old
+                stage = _swap_by_two_renames(stage, target)
         else:
             os.replace(stage, target)
             return
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+
+
+def _swap_by_two_renames(stage: Path, target: Path) -> Path:
+    """target := stage where renameat2 cannot swap; returns what to delete. A failed rename puts
+    everything back, so neither the old tree is lost nor a `.old-*` folder left."""
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    try:
+        os.replace(target, old / target.name)
+    except OSError:
+        old.rmdir()
+        raise
+    try:
+        os.replace(stage, target)
+    except OSError:
+        os.replace(old / target.name, target)
+        old.rmdir()
+        raise
+    return old
 
 
 def write_tree(target: Path, files: dict[str, str | bytes], replace: list[str] | None = None) -> None:
