@@ -410,3 +410,45 @@ def test_without_node_a_rendering_verb_says_what_to_install(tmp_path) -> None:
         "verl-grpo synth: node (Node.js 20, which cdk8s runs on) is not on PATH: "
         "install it (README.md, 'The two commands')"
     ]
+
+
+def _stderr_on_a_terminal(args: list[str]) -> tuple[int, str]:
+    """The CLI with stderr on a pseudo-terminal (where the spinner shows) and stdout piped."""
+    import pty
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [str(REPO / ".venv" / "bin" / "verl-grpo"), *args], stdout=subprocess.PIPE, stderr=follower
+    )
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # EIO: the terminal's last writer is gone
+            break
+        if not chunk:
+            break
+        seen += chunk
+    proc.wait(timeout=300)
+    os.close(leader)
+    return proc.returncode, seen.decode(errors="replace")
+
+
+def test_slow_verbs_show_what_they_do_on_a_terminal(tmp_path) -> None:
+    code, err = _stderr_on_a_terminal(["generate", "--root", str(tmp_path)])
+    assert code == 0 and "rendering and validating 8 profiles" in err, err
+    code, err = _stderr_on_a_terminal(["plan", "--profile", "h200-standard"])
+    assert code == 0 and "checking h200-standard with verl 0.6.1's config rules" in err, err
+    code, err = _stderr_on_a_terminal(["validate", str(tmp_path / "dist" / "h200-standard")])
+    assert code == 0 and "validating 9 objects" in err, err
+
+
+def test_captured_stderr_gets_no_spinner(tmp_path) -> None:
+    done = subprocess.run(
+        [str(REPO / ".venv" / "bin" / "verl-grpo"), "plan", "--profile", "h200-standard"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and "checking" not in done.stderr

@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from ..render.overlays import overlay_files
     from ..render.package import chart_archive
     from ..values.derive import CHART_NAME
+    from ..working import working
 
     root: Path = args.root or Path(".")
     if args.root is None and not ((root / "cdk8s.yaml").is_file() and (root / "charts").is_dir()):
@@ -41,14 +42,17 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    renderings = synthesize([Request(p.name, p.layer()) for p in shipped_profiles()])
-    chart = chart_files()
-    archive = f"{CHART_NAME}-{__version__}.tgz"
-    dist = {**dist_files(renderings), archive: chart_archive(CHART_NAME, chart.files)}
-    old_archives = [p.name for p in (root / "dist").glob(f"{CHART_NAME}-*.tgz")]
-    write_tree(root / "dist", dist, replace=[*renderings, *old_archives])
-    write_tree(root / "charts" / CHART_NAME, chart.files)
-    write_tree(root / "overlays", overlay_files())
+    profiles = shipped_profiles()
+    with working(f"rendering and validating {len(profiles)} profiles"):
+        renderings = synthesize([Request(p.name, p.layer()) for p in profiles])
+    with working("writing the chart, dist/ and overlays/"):
+        chart = chart_files()
+        archive = f"{CHART_NAME}-{__version__}.tgz"
+        dist = {**dist_files(renderings), archive: chart_archive(CHART_NAME, chart.files)}
+        old_archives = [p.name for p in (root / "dist").glob(f"{CHART_NAME}-*.tgz")]
+        write_tree(root / "dist", dist, replace=[*renderings, *old_archives])
+        write_tree(root / "charts" / CHART_NAME, chart.files)
+        write_tree(root / "overlays", overlay_files())
     print(
         f"wrote dist/ ({len(renderings)} profiles, {archive}), charts/{CHART_NAME}/ "
         f"({chart.template_count} templates), overlays/",

@@ -56,12 +56,15 @@ def add(verbs: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..plan import make_plan, render_text
     from ..verl_check import training_problems
+    from ..working import working
 
     profile = one_profile(args)
-    deploy = spec(args, profile)
+    with working(f"checking {profile.name} with verl {args.verl_version}'s config rules"):
+        deploy = spec(args, profile)
+        problems = training_problems(deploy, args.verl_version)
     plan = make_plan(
         deploy,
-        training_problems(deploy, args.verl_version),
+        problems,
         args.gpu_hour_price,
         args.verl_version,
         args.step_seconds,

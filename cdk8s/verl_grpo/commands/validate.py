@@ -35,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from ..validate.builtin import DEFAULT_KUBE_VERSION
     from ..validate.documents import UnreadableInput, read_documents
     from ..validate.validator import ManifestValidator
+    from ..working import working
 
     try:
         validator = ManifestValidator(args.kube_version or DEFAULT_KUBE_VERSION, args.crds)
@@ -42,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, UnreadableInput) as e:
         print(f"verl-grpo validate: {e}", file=sys.stderr)
         return 2
-    findings = validator.validate(docs)
+    with working(f"validating {len(docs)} objects"):
+        findings = validator.validate(docs)
     failed = errors(findings)
     if args.output == "json":
         print(as_json({"objects": len(docs), "errors": len(failed), "findings": findings}))
