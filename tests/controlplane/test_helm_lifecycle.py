@@ -434,11 +434,11 @@ def test_upgrade_that_changes_the_data_prep_job_replaces_it(
     try:
         helm.ok("install", *chart_args, "--create-namespace")
         before = [j["metadata"]["name"] for j in items(cp, "jobs", "-n", namespace)]
-        helm.ok("upgrade", *chart_args, "--set", "image.tag=vllm012.latest")
+        helm.ok("upgrade", *chart_args, "--set", "image.tag=vllm012.dev1")
         after = items(cp, "jobs", "-n", namespace)
         assert [j["metadata"]["name"] for j in after] != before and len(after) == len(before) == 1
         (container,) = after[0]["spec"]["template"]["spec"]["containers"]
-        assert container["image"].endswith(":vllm012.latest")
+        assert container["image"].endswith(":vllm012.dev1")
     finally:
         cleanup(cp, helm, namespace, release, doomed)
 
