@@ -43,13 +43,23 @@ def script_env(state: Path, data: Path, **extra: str) -> dict[str, str]:
         "MODEL_SOURCE_DIR": str(model),
         "GSM8K_DIR": str(gsm),
         "TMPDIR": str(data),
+        # The CLI the scripts run is the code under test (a worktree sets PYTHONPATH).
+        **{k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ},
         **extra,
     }
 
 
-def run_script(name: str, env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+# The user's values file of README's quick start: the scripts take only a bucket the user named.
+MY_VALUES = REPO / "tests" / "fakes" / "my-values.yaml"
+
+
+def run_script(
+    name: str, env: dict[str, str], *args: str, stdin: str = "", my_values: bool = True
+) -> subprocess.CompletedProcess:
+    """`my_values`: `-f tests/fakes/my-values.yaml` first (a test's own -f comes later and wins)."""
+    first = ("-f", str(MY_VALUES)) if my_values else ()
     return subprocess.run(
-        [str(REPO / "scripts" / name), *args],
+        [str(REPO / "scripts" / name), *first, *args],
         env=env,
         input=stdin,
         capture_output=True,

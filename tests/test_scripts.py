@@ -37,7 +37,7 @@ def test_golden_sequences_carry_the_tutorial_fixes():
     )
     assert standard.count("--additional-node-network=") == 9
     assert "--role=roles/storage.objectUser" in standard
-    assert "gs://verl-grpo-data/models/Qwen2.5-32B-Instruct" in standard  # not the bucket root
+    assert "gs://my-verl-bucket/models/Qwen2.5-32B-Instruct" in standard  # not the bucket root
     autopilot = (GOLDENS / "up-h200-autopilot.txt").read_text()
     assert "create-auto" in autopilot and "node-pools create" not in autopilot
     assert "nccl-rdma-installer-autopilot.yaml" in autopilot
@@ -268,12 +268,12 @@ def test_down_says_exactly_what_it_deletes(tmp_path, keep):
     assert done.returncode == 0, done.stderr
     (prompt,) = [line for line in done.stderr.splitlines() if "[y/N]" in line]
     deleted = [c["args"] for c in mutating(calls(tmp_path / "state")[before:])]
-    bucket_deleted = ["storage", "rm", "--recursive", "gs://verl-grpo-data"] in deleted
+    bucket_deleted = ["storage", "rm", "--recursive", "gs://my-verl-bucket"] in deleted
     assert bucket_deleted == (keep != "true")
     if bucket_deleted:
-        assert "DELETE bucket gs://verl-grpo-data with everything in it" in prompt
+        assert "DELETE bucket gs://my-verl-bucket with everything in it" in prompt
     else:
-        assert "KEEP bucket gs://verl-grpo-data" in prompt and "DELETE bucket" not in prompt
+        assert "KEEP bucket gs://my-verl-bucket" in prompt and "DELETE bucket" not in prompt
     assert "cluster verl" in prompt and "verl-gvnic-net and verl-rdma-net" in prompt
     assert any(a[:3] == ["container", "clusters", "delete"] for a in deleted)
 
@@ -368,7 +368,10 @@ def test_without_credentials_nothing_runs(tmp_path, script):
 def env_settings() -> set[str]:
     """What `verl-grpo env` prints: settings from the values, not the user's environment."""
     done = subprocess.run(
-        [str(REPO / ".venv" / "bin" / "verl-grpo"), "env"], capture_output=True, text=True, check=True
+        [str(REPO / ".venv" / "bin" / "verl-grpo"), "env", "--set", "storage.bucket=b-1"],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return {line.split("=", 1)[0] for line in done.stdout.splitlines()}
 
@@ -391,3 +394,13 @@ def test_help_lists_what_a_script_creates_and_every_variable_it_reads(script):
     assert {"PROJECT", "REGION", "ZONE"} | read <= set(re.findall(r"[A-Z][A-Z0-9_]{2,}", listed)), read
     assert re.search(r"^(Creates|Delete)", done.stdout, re.M) or "Creates what" in done.stdout
     assert "--dry-run" in done.stdout and "--check" in done.stdout
+
+
+@pytest.mark.parametrize("script", ["up.sh", "down.sh", "50-storage.sh", "10-networks.sh"])
+def test_the_scripts_take_only_a_bucket_the_user_named(tmp_path, script):
+    """Without storage.bucket in the user's values, nothing runs: not even the networks of step 1."""
+    env = script_env(tmp_path / "state", tmp_path / "data")
+    done = run_script(script, env, "--yes", my_values=False)
+    assert done.returncode == 1
+    assert "storage.bucket: not set in your values" in done.stderr
+    assert calls(tmp_path / "state") == []

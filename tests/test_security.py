@@ -108,7 +108,7 @@ def test_cloud_side_grants_only_what_is_needed():
         text = golden.read_text()
         roles = [w for w in text.split() if w.startswith("--role=")]
         assert roles == ["--role=roles/storage.objectUser"], golden.name
-        assert "gs://verl-grpo-data " in text  # bound on the bucket, not the project
+        assert "gs://my-verl-bucket " in text  # bound on the bucket, not the project
         ranges = [w for w in text.split() if w.startswith("--source-ranges=")]
         assert ranges == ["--source-ranges=10.100.0.0/16"], golden.name  # internal only
 
