@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from verl_grpo.problems import Problems
+from verl_grpo.values.helm_sets import SET_STRING
 
 from ..conftest import pods, render_one
 
@@ -13,7 +14,7 @@ def test_autopilot_rejects_unlimited_sidecar():
     from verl_grpo.problems import Problems
 
     with pytest.raises(Problems, match="storage.sidecar.memoryLimit: '0' .* not allowed on Autopilot"):
-        render_one("string:storage.sidecar.memoryLimit=0", profile="b200-autopilot")
+        render_one(SET_STRING + "storage.sidecar.memoryLimit=0", profile="b200-autopilot")
 
 
 def test_worker_requests_beyond_the_machine_are_refused():
@@ -26,11 +27,11 @@ def test_worker_requests_beyond_the_machine_are_refused():
     ):
         render_one("worker.memory=2800Gi", profile="h200-standard")
     with pytest.raises(Problems, match=r"worker.cpu: '16' is below 24"):
-        render_one("string:worker.cpu=16")
+        render_one(SET_STRING + "worker.cpu=16")
     with pytest.raises(
         Problems, match=r"worker.cpu: '230' plus the GCS FUSE sidecars .* at most 219.07 CPUs"
     ):
-        render_one("string:worker.cpu=230")
+        render_one(SET_STRING + "worker.cpu=230")
 
 
 def test_autopilot_worker_leaves_room_for_its_sidecar():
@@ -43,7 +44,7 @@ def test_autopilot_worker_leaves_room_for_its_sidecar():
     assert auto["gpu-group"]["metadata"]["annotations"]["gke-gcsfuse/memory-limit"] == "14Gi"
     with pytest.raises(Problems, match=r"storage.sidecar.cpuLimit: '8' exceeds what Autopilot gives"):
         render_one(
-            "cluster.zone=us-central1-b", "string:storage.sidecar.cpuLimit=8", profile="h200-autopilot"
+            "cluster.zone=us-central1-b", SET_STRING + "storage.sidecar.cpuLimit=8", profile="h200-autopilot"
         )
     with pytest.raises(Problems, match=r"storage.sidecar.memoryLimit: '32Gi' exceeds"):
         render_one("cluster.zone=us-central1-b", "storage.sidecar.memoryLimit=32Gi", profile="h200-autopilot")

@@ -256,3 +256,20 @@ def test_unset_micro_batches_are_allowed_with_dynamic_batch_sizes(capsys):
     assert "set one of ppo_micro_batch_size" in capsys.readouterr().out
     dynamic = f"training.extraArgs={{actor_rollout_ref.actor.use_dynamic_bsz=true,{unset}}}"
     assert main(["check", "--profile", "h200-standard", "--set", dynamic]) == 0
+
+
+def test_a_problem_names_the_values_key_first_and_verl_key_second(capsys):
+    """The user edits training.ppoMicroBatchSizePerGpu, not verl's key; through extraArgs the verl key
+    is what they wrote, so it stays."""
+    from verl_grpo.cli import main
+
+    main(["check", "--profile", "h200-standard", "--set", "training.ppoMicroBatchSizePerGpu=8"])
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("warning")]
+    assert line.startswith(
+        "warning: h200-standard: training.ppoMicroBatchSizePerGpu: "
+        "(verl actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu) 8 per GPU"
+    )
+    extra = "training.extraArgs={actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8}"
+    main(["check", "--profile", "h200-standard", "--set", extra])
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("warning")]
+    assert line.startswith("warning: h200-standard: actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 8")

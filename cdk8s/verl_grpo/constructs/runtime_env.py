@@ -48,52 +48,90 @@ def runtime_env_yaml(spec: DeploySpec) -> str:
     return "\n".join(lines) + "\n"
 
 
-def hydra_overrides(spec: DeploySpec) -> list[str]:
+def hydra_settings(spec: DeploySpec) -> list[tuple[str, str, str | None]]:
+    """(verl key, value, the values key it comes from or None): problems verl's rules find in a
+    key name the values key first (verl_check), the command line gets `key=value`."""
     v, t, s = spec.values, spec.values.training, spec.values.storage
     data = f"{s.mount_path}/{s.data_dir}"
     return [
-        "algorithm.adv_estimator=grpo",
-        "algorithm.use_kl_in_reward=false",
-        f"data.train_files={data}/train.parquet",
-        f"data.val_files={data}/test.parquet",
-        f"data.train_batch_size={text(t.train_batch_size)}",
-        f"data.max_prompt_length={text(t.max_prompt_length)}",
-        f"data.max_response_length={text(t.max_response_length)}",
-        "data.filter_overlong_prompts=true",
-        "data.truncation=error",
-        f"actor_rollout_ref.model.path={s.mount_path}/{s.model_dir}",
-        f"actor_rollout_ref.model.enable_gradient_checkpointing={text(t.gradient_checkpointing)}",
-        "actor_rollout_ref.model.use_remove_padding=true",
-        f"actor_rollout_ref.actor.strategy={t.strategy}",
-        f"actor_rollout_ref.actor.optim.lr={text(t.learning_rate)}",
-        f"actor_rollout_ref.actor.ppo_mini_batch_size={text(t.ppo_mini_batch_size)}",
-        f"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu={text(t.ppo_micro_batch_size_per_gpu)}",
-        f"actor_rollout_ref.actor.use_kl_loss={text(t.use_kl_loss)}",
-        f"actor_rollout_ref.actor.kl_loss_coef={text(t.kl_loss_coef)}",
-        "actor_rollout_ref.actor.kl_loss_type=low_var_kl",
-        f"actor_rollout_ref.actor.entropy_coeff={text(t.entropy_coeff)}",
-        f"actor_rollout_ref.rollout.name={t.rollout_name}",
-        f"actor_rollout_ref.rollout.tensor_model_parallel_size={text(t.tensor_parallel_size)}",
-        f"actor_rollout_ref.rollout.gpu_memory_utilization={text(t.gpu_memory_utilization)}",
-        f"actor_rollout_ref.rollout.n={text(t.rollout_n)}",
-        f"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu={text(t.log_prob_micro_batch_size_per_gpu)}",
-        f"actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu={text(t.log_prob_micro_batch_size_per_gpu)}",
-        f"actor_rollout_ref.ref.fsdp_config.param_offload={text(t.ref_param_offload)}",
-        "trainer.critic_warmup=0",
-        f"trainer.logger=[{join(t.logger, ',')}]",
-        f"trainer.project_name={t.project_name}",
-        f"trainer.experiment_name={spec.derived.experiment_name}",
-        f"trainer.n_gpus_per_node={spec.gpu.gpus_per_node}",
-        f"trainer.nnodes={text(v.worker.replicas)}",
-        f"trainer.save_freq={text(t.save_freq)}",
+        ("algorithm.adv_estimator", "grpo", None),
+        ("algorithm.use_kl_in_reward", "false", None),
+        ("data.train_files", f"{data}/train.parquet", "storage.dataDir"),
+        ("data.val_files", f"{data}/test.parquet", "storage.dataDir"),
+        ("data.train_batch_size", text(t.train_batch_size), "training.trainBatchSize"),
+        ("data.max_prompt_length", text(t.max_prompt_length), "training.maxPromptLength"),
+        ("data.max_response_length", text(t.max_response_length), "training.maxResponseLength"),
+        ("data.filter_overlong_prompts", "true", None),
+        ("data.truncation", "error", None),
+        ("actor_rollout_ref.model.path", f"{s.mount_path}/{s.model_dir}", "storage.modelDir"),
+        (
+            "actor_rollout_ref.model.enable_gradient_checkpointing",
+            text(t.gradient_checkpointing),
+            "training.gradientCheckpointing",
+        ),
+        ("actor_rollout_ref.model.use_remove_padding", "true", None),
+        ("actor_rollout_ref.actor.strategy", str(t.strategy), "training.strategy"),
+        ("actor_rollout_ref.actor.optim.lr", text(t.learning_rate), "training.learningRate"),
+        (
+            "actor_rollout_ref.actor.ppo_mini_batch_size",
+            text(t.ppo_mini_batch_size),
+            "training.ppoMiniBatchSize",
+        ),
+        (
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+            text(t.ppo_micro_batch_size_per_gpu),
+            "training.ppoMicroBatchSizePerGpu",
+        ),
+        ("actor_rollout_ref.actor.use_kl_loss", text(t.use_kl_loss), "training.useKlLoss"),
+        ("actor_rollout_ref.actor.kl_loss_coef", text(t.kl_loss_coef), "training.klLossCoef"),
+        ("actor_rollout_ref.actor.kl_loss_type", "low_var_kl", None),
+        ("actor_rollout_ref.actor.entropy_coeff", text(t.entropy_coeff), "training.entropyCoeff"),
+        ("actor_rollout_ref.rollout.name", str(t.rollout_name), "training.rolloutName"),
+        (
+            "actor_rollout_ref.rollout.tensor_model_parallel_size",
+            text(t.tensor_parallel_size),
+            "training.tensorParallelSize",
+        ),
+        (
+            "actor_rollout_ref.rollout.gpu_memory_utilization",
+            text(t.gpu_memory_utilization),
+            "training.gpuMemoryUtilization",
+        ),
+        ("actor_rollout_ref.rollout.n", text(t.rollout_n), "training.rolloutN"),
+        (
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
+            text(t.log_prob_micro_batch_size_per_gpu),
+            "training.logProbMicroBatchSizePerGpu",
+        ),
+        (
+            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
+            text(t.log_prob_micro_batch_size_per_gpu),
+            "training.logProbMicroBatchSizePerGpu",
+        ),
+        (
+            "actor_rollout_ref.ref.fsdp_config.param_offload",
+            text(t.ref_param_offload),
+            "training.refParamOffload",
+        ),
+        ("trainer.critic_warmup", "0", None),
+        ("trainer.logger", f"[{join(t.logger, ',')}]", "training.logger"),
+        ("trainer.project_name", str(t.project_name), "training.projectName"),
+        ("trainer.experiment_name", str(spec.derived.experiment_name), None),
+        ("trainer.n_gpus_per_node", str(spec.gpu.gpus_per_node), None),
+        ("trainer.nnodes", text(v.worker.replicas), "worker.replicas"),
+        ("trainer.save_freq", text(t.save_freq), "training.saveFreq"),
         # verl deletes the oldest actor checkpoint beyond this many (trainer.max_actor_ckpt_to_keep,
         # verl/trainer/config/ppo_trainer.yaml, 0.6.1 and 0.9.1): the bucket does not grow without end.
-        f"trainer.max_actor_ckpt_to_keep={text(t.checkpoints_to_keep)}",
-        f"trainer.test_freq={text(t.test_freq)}",
-        f"trainer.total_epochs={text(t.total_epochs)}",
-        f"trainer.default_local_dir={checkpoint_dir(spec)}",
-        "trainer.resume_mode=auto",
+        ("trainer.max_actor_ckpt_to_keep", text(t.checkpoints_to_keep), "training.checkpointsToKeep"),
+        ("trainer.test_freq", text(t.test_freq), "training.testFreq"),
+        ("trainer.total_epochs", text(t.total_epochs), "training.totalEpochs"),
+        ("trainer.default_local_dir", str(checkpoint_dir(spec)), None),
+        ("trainer.resume_mode", "auto", None),
     ]
+
+
+def hydra_overrides(spec: DeploySpec) -> list[str]:
+    return [f"{key}={value}" for key, value, _ in hydra_settings(spec)]
 
 
 def all_overrides(spec: DeploySpec) -> list[str]:

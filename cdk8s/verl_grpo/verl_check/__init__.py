@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ..constructs.runtime_env import all_overrides
+from dataclasses import replace
+
+from ..constructs.runtime_env import all_overrides, hydra_settings
 from ..problems import Problem
 from ..values.derive import DeploySpec
 from ..values.quantity import parse_quantity
@@ -12,4 +14,21 @@ from .rules import check
 
 def training_problems(spec: DeploySpec, verl_version: str) -> list[Problem]:
     cfg = compose(verl_version, all_overrides(spec))
-    return check(cfg, ray_cpus_per_node=float(parse_quantity(spec.derived.worker_cpu)))
+    problems = check(cfg, ray_cpus_per_node=float(parse_quantity(spec.derived.worker_cpu)))
+    return [_in_values_terms(p, spec) for p in problems]
+
+
+def _in_values_terms(problem: Problem, spec: DeploySpec) -> Problem:
+    """A verl key the kit sets from a values key is reported under the values key (what the user
+    edits), the verl key second; one the user's training.extraArgs set stays a verl key."""
+    from_values = {key: values_key for key, _, values_key in hydra_settings(spec) if values_key}
+    user_set = {_override_key(arg) for arg in spec.values.training.extra_args}
+    values_key = from_values.get(problem.key)
+    if values_key is None or problem.key in user_set:
+        return problem
+    return replace(problem, key=values_key, message=f"(verl {problem.key}) {problem.message}")
+
+
+def _override_key(arg: str) -> str:
+    """Hydra's `key=value`, `+key=value`, `++key=value` or `~key`: the key."""
+    return arg.lstrip("+~").split("=", 1)[0]
