@@ -404,3 +404,13 @@ def test_the_scripts_take_only_a_bucket_the_user_named(tmp_path, script):
     assert done.returncode == 1
     assert "storage.bucket: not set in your values" in done.stderr
     assert calls(tmp_path / "state") == []
+
+
+def test_profile_in_the_environment_and_a_different_flag_are_refused(tmp_path):
+    """README exports PROFILE; a later --profile that differs would silently win."""
+    env = script_env(tmp_path / "state", tmp_path / "data", PROFILE="h200-standard")
+    done = run_script("10-networks.sh", env, "--profile", "b200-standard")
+    assert done.returncode == 1
+    assert "--profile b200-standard differs from PROFILE=h200-standard" in done.stderr
+    assert calls(tmp_path / "state") == []
+    assert run_script("10-networks.sh", env, "--profile", "h200-standard", "--dry-run").returncode == 0
