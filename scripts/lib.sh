@@ -91,7 +91,7 @@ inputs_checked() {
 # once and hands them to each step in VERL_ENV.
 settings_env() {
   "${VERL_GRPO:-$REPO_DIR/.venv/bin/verl-grpo}" env --profile "${PROFILE:-b200-standard}" \
-    ${NAMESPACE:+-n "$NAMESPACE"} "${VALUES_ARGS[@]}" || die "verl-grpo env failed"
+    ${NAMESPACE:+-n "$NAMESPACE"} "${VALUES_ARGS[@]}" || exit 1 # it has said why, one line per problem
 }
 
 # CAPACITY and RESERVATION used to be environment settings: they now come from the values

@@ -402,7 +402,8 @@ def test_the_scripts_take_only_a_bucket_the_user_named(tmp_path, script):
     env = script_env(tmp_path / "state", tmp_path / "data")
     done = run_script(script, env, "--yes", my_values=False)
     assert done.returncode == 1
-    assert "storage.bucket: not set in your values" in done.stderr
+    (line,) = done.stderr.strip().splitlines()  # one line, nothing after it
+    assert line.startswith("error: storage.bucket: not set in your values")
     assert calls(tmp_path / "state") == []
 
 
