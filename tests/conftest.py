@@ -9,6 +9,8 @@ os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
+# storage.bucket has no default: tests render with the bucket dist/ carries, as their first layer.
+DIST_VALUES = Path(__file__).resolve().parent / "dist-bucket.yaml"
 
 
 @pytest.fixture(scope="session")
@@ -17,7 +19,7 @@ def shipped():
     from verl_grpo.pipeline import Request, synthesize
     from verl_grpo.profiles import shipped_profiles
 
-    return synthesize([Request(p.name, p.layer()) for p in shipped_profiles()])
+    return synthesize([Request(p.name, p.layer(), (DIST_VALUES,)) for p in shipped_profiles()])
 
 
 def oracle_python(version: str) -> Path:
@@ -52,7 +54,8 @@ def render_one(*sets: str, profile: str = "b200-standard", files=()):
     from verl_grpo.pipeline import Request, synthesize
     from verl_grpo.profiles import find_profile
 
-    return synthesize([Request(profile, find_profile(profile).layer(), tuple(files), sets)])[profile]
+    layers = (DIST_VALUES, *files)
+    return synthesize([Request(profile, find_profile(profile).layer(), layers, sets)])[profile]
 
 
 def tree(path: Path) -> dict[str, bytes]:

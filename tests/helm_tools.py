@@ -8,7 +8,7 @@ from pathlib import Path
 
 from verl_grpo.yaml_io import load_all
 
-from .conftest import REPO
+from .conftest import DIST_VALUES, REPO
 
 CHART = REPO / "charts" / "verl-grpo"
 HELMS = ("helm", "helm3")
@@ -27,7 +27,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
 def helm_template(
     *args: str, helm: str = "helm", release: str = "verl", namespace: str = "default", chart: Path = CHART
 ) -> list[dict]:
-    done = run(tool(helm), "template", release, str(chart), "-n", namespace, *args)
+    done = run(tool(helm), "template", release, str(chart), "-n", namespace, "-f", str(DIST_VALUES), *args)
     assert done.returncode == 0, done.stderr
     return load_all(done.stdout)
 

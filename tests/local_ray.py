@@ -145,7 +145,11 @@ def fill_mounts(root: Path) -> Path:
     """The bucket as the data-prep Job leaves it, the checkpoint mount, and the values that point at them."""
     bucket = root / "bucket"
     values = {
-        "storage": {"mountPath": str(bucket), "checkpointMountPath": str(root / "checkpoints")},
+        "storage": {
+            "bucket": "local-test-bucket",
+            "mountPath": str(bucket),
+            "checkpointMountPath": str(root / "checkpoints"),
+        },
         "preflight": {"mountPath": str(root / "preflight"), "waitSeconds": 1},
         "training": {"module": "verl_grpo_probe.env_report"},
     }

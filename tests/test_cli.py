@@ -18,7 +18,7 @@ from verl_grpo.cli import main
 from verl_grpo.jobs.verbs import JOB_VERBS
 from verl_grpo.render import atomic
 
-from .conftest import REPO, tree
+from .conftest import DIST_VALUES, REPO, tree
 
 FUZZ_CASES = int(os.environ.get("FUZZ_CASES", "150"))
 
@@ -98,7 +98,7 @@ def slow(self, *a, **k):
     return real(self, *a, **k)
 Path.write_text = slow
 from verl_grpo.cli import main
-sys.exit(main(["synth", "-o", sys.argv[1], "--set", "worker.replicas=4"]))
+sys.exit(main(["synth", "-f", str(DIST_VALUES), "-o", sys.argv[1], "--set", "worker.replicas=4"]))
 """
 
 
@@ -339,7 +339,12 @@ def test_output_that_is_not_a_folder_is_refused_before_rendering(tmp_path, capsy
         ("afile", "is a file; -o takes a folder"),
         ("afile/x", "afile is a file, not a folder"),
     ):
-        assert main(["synth", "--profile", "h200-standard", "-o", str(tmp_path / target)]) == 2
+        assert (
+            main(
+                ["synth", "-f", str(DIST_VALUES), "--profile", "h200-standard", "-o", str(tmp_path / target)]
+            )
+            == 2
+        )
         assert why in capsys.readouterr().err
     assert (tmp_path / "afile").read_text() == "mine\n"
 
@@ -351,7 +356,7 @@ def test_a_swap_that_fails_keeps_the_old_tree_and_leaves_no_old_folder(
     """Where renameat2 cannot swap, two renames do; a read-only or full disk fails one of them (as
     root here nothing is read-only, so the failure is injected at the rename itself)."""
     out = tmp_path / "out"
-    assert main(["synth", "--profile", "h200-standard", "-o", str(out)]) == 0
+    assert main(["synth", "-f", str(DIST_VALUES), "--profile", "h200-standard", "-o", str(out)]) == 0
     before = tree(out)
     real_replace, seen = os.replace, []
 
@@ -363,7 +368,22 @@ def test_a_swap_that_fails_keeps_the_old_tree_and_leaves_no_old_folder(
 
     monkeypatch.setattr(atomic, "_exchange", lambda a, b: False)
     monkeypatch.setattr(atomic.os, "replace", replace)
-    assert main(["synth", "--profile", "h200-standard", "-o", str(out), "--set", "run.name=second"]) == 1
+    assert (
+        main(
+            [
+                "synth",
+                "-f",
+                str(DIST_VALUES),
+                "--profile",
+                "h200-standard",
+                "-o",
+                str(out),
+                "--set",
+                "run.name=second",
+            ]
+        )
+        == 1
+    )
     assert "Read-only file system" in capsys.readouterr().err  # the OS's words, no "internal error"
     monkeypatch.undo()
     assert tree(out) == before
@@ -373,7 +393,14 @@ def test_a_swap_that_fails_keeps_the_old_tree_and_leaves_no_old_folder(
 def test_ctrl_c_exits_130_without_a_traceback_or_jsii_leftovers(tmp_path) -> None:
     """SIGINT to the whole process group, as a terminal's Ctrl-C, while jsii's node kernel starts."""
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    cli = [str(REPO / ".venv" / "bin" / "verl-grpo"), "synth", "--profile", "h200-standard"]
+    cli = [
+        str(REPO / ".venv" / "bin" / "verl-grpo"),
+        "synth",
+        "--profile",
+        "h200-standard",
+        "-f",
+        str(DIST_VALUES),
+    ]
     for delay in (0.8, 1.2, 1.6):
         proc = subprocess.Popen(
             [*cli, "-o", str(tmp_path / "out")],
@@ -402,7 +429,16 @@ def test_without_node_a_rendering_verb_says_what_to_install(tmp_path) -> None:
     bin_dir.mkdir()
     (bin_dir / "python3").symlink_to(sys.executable)
     env = {**os.environ, "PATH": str(bin_dir)}
-    cli = [str(REPO / ".venv" / "bin" / "verl-grpo"), "synth", "--profile", "h200-standard", "-o", "-"]
+    cli = [
+        str(REPO / ".venv" / "bin" / "verl-grpo"),
+        "synth",
+        "--profile",
+        "h200-standard",
+        "-o",
+        "-",
+        "-f",
+        str(DIST_VALUES),
+    ]
     done = subprocess.run(cli, capture_output=True, text=True, env=env, check=False, timeout=120)
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr

@@ -403,7 +403,7 @@ def test_the_scripts_take_only_a_bucket_the_user_named(tmp_path, script):
     done = run_script(script, env, "--yes", my_values=False)
     assert done.returncode == 1
     (line,) = done.stderr.strip().splitlines()  # one line, nothing after it
-    assert line.startswith("error: storage.bucket: not set in your values")
+    assert "storage.bucket: not set: bucket names are global" in line and "[bucket-named]" in line
     assert calls(tmp_path / "state") == []
 
 

@@ -28,11 +28,13 @@ def load_spec(
     files: Iterable[Path] = (),
     sets: Iterable[str] = (),
     release: Release = DEFAULT_RELEASE,
+    deploying: bool = True,
 ) -> DeploySpec:
     """Defaults, the profile layer, `-f` files, `--set`s (helm's order), checked by the schema and
-    the kit's rules; raises Problems with every problem found."""
+    the kit's rules (`deploying` False: not the deploy-only ones, for verbs that only judge the
+    run); raises Problems with every problem found."""
     spec = deploy_spec(load_values(profile, files, sets), release)
-    problems = check(spec)
+    problems = check(spec, deploying)
     if problems:
         raise Problems(problems)
     return spec

@@ -19,7 +19,7 @@ def test_volumes_are_bound_explicitly_and_retained(shipped):
         assert pv["spec"]["persistentVolumeReclaimPolicy"] == "Retain"
         # One handle per PV (bucket:suffix): equal handles make kubelet skip the second mount.
         role = "checkpoints" if "-checkpoints-" in pvc["metadata"]["name"] else "data"
-        assert pv["spec"]["csi"]["volumeHandle"] == f"verl-grpo-data:{role}"
+        assert pv["spec"]["csi"]["volumeHandle"] == f"replace-me-with-your-bucket:{role}"
         assert pv["spec"]["storageClassName"] == pvc["spec"]["storageClassName"] == ""
 
 

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from ..conftest import DIST_VALUES
 from .build import REPO
 from .cluster import ControlPlane
 
@@ -48,7 +49,17 @@ def synth(out: Path, profile: str, *args: str) -> Path:
     its exit code and stderr are part of what these tests rely on.
     """
     done = subprocess.run(
-        [str(BIN / "verl-grpo"), "synth", "--profile", profile, *args, "-o", str(out)],
+        [
+            str(BIN / "verl-grpo"),
+            "synth",
+            "--profile",
+            profile,
+            "-f",
+            str(DIST_VALUES),
+            *args,
+            "-o",
+            str(out),
+        ],
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -152,6 +163,9 @@ def await_namespaces_deleted(cp: ControlPlane, names: Iterable[str], timeout: fl
     assert not waiting, f"namespaces still there {timeout:.0f}s after their deletion: {sorted(waiting)}"
 
 
+RENDERING_VERBS = ("install", "upgrade", "template")
+
+
 @dataclass(frozen=True)
 class Helm:
     """The real helm binary against the control plane, with its own cache/config/data folders
@@ -169,6 +183,8 @@ class Helm:
             "HELM_CONFIG_HOME": str(self.home / "config"),
             "HELM_DATA_HOME": str(self.home / "data"),
         }
+        if args and args[0] in RENDERING_VERBS:  # the bucket dist/ carries, as the first values layer
+            args = (args[0], "-f", str(DIST_VALUES), *args[1:])
         return subprocess.run(
             [str(self.binary), *args], capture_output=True, text=True, env=env, cwd=REPO, timeout=timeout
         )

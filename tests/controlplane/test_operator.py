@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
+from ..conftest import DIST_VALUES
 from ..kuberay_submitter import run_recorded
 from .build import REPO, kuberay_versions
 from .cluster import ControlPlane, ControlPlaneError
@@ -46,6 +47,8 @@ def render(profile: str, namespace: str, kuberay: str) -> list[dict[str, Any]]:
             "synth",
             "--profile",
             profile,
+            "-f",
+            str(DIST_VALUES),
             "-n",
             namespace,
             "--set",

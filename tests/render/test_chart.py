@@ -10,7 +10,7 @@ import pytest
 from verl_grpo.profiles import shipped_profiles
 from verl_grpo.yaml_io import load, load_all
 
-from ..conftest import REPO
+from ..conftest import DIST_VALUES, REPO
 from ..helm_tools import CHART, HELMS, by_identity, helm_template, kustomize, run, tool
 
 
@@ -35,7 +35,7 @@ def test_release_name_and_namespace_flow_into_names(shipped):
     from verl_grpo.values.derive import Release
 
     rendered = by_identity(helm_template(release="lab", namespace="team-a"))
-    ours = synthesize([Request("x", None, release=Release("lab", "team-a"))])["x"]
+    ours = synthesize([Request("x", None, (DIST_VALUES,), release=Release("lab", "team-a"))])["x"]
     assert rendered == by_identity([o.manifest for o in ours.objects])
     (job,) = [o for (kind, _, _), o in rendered.items() if kind == "RayJob"]
     # The RayJob's name ends in 8 hex digits of sha256 over its spec as compact, key-sorted JSON.
@@ -43,7 +43,7 @@ def test_release_name_and_namespace_flow_into_names(shipped):
     assert job["metadata"]["name"] == f"lab-grpo-001-{hashlib.sha256(canonical.encode()).hexdigest()[:8]}"
     # The storage names end in 8 hex digits of sha256 over [bucket, capacity] as JSON (Helm:
     # `list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8`).
-    digest = hashlib.sha256(b'["verl-grpo-data","768Gi"]').hexdigest()[:8]
+    digest = hashlib.sha256(b'["replace-me-with-your-bucket","768Gi"]').hexdigest()[:8]
     assert ("PersistentVolume", "", f"team-a-lab-data-{digest}") in rendered
     assert ("PersistentVolumeClaim", "team-a", f"lab-checkpoints-{digest}") in rendered
 
@@ -75,7 +75,7 @@ def test_helm_lint_strict(values, helm):
 )
 @pytest.mark.parametrize("helm", HELMS)
 def test_helm_applies_the_schema(flag, needle, helm):
-    done = run(tool(helm), "template", "verl", str(CHART), "--set", flag)
+    done = run(tool(helm), "template", "verl", str(CHART), "-f", str(DIST_VALUES), "--set", flag)
     assert done.returncode != 0
     assert needle in done.stderr
 
@@ -158,10 +158,10 @@ def test_values_files_are_typed_as_helm_types_them(tmp_path, text, accepted):
 
     path = tmp_path / "v.yaml"
     path.write_text(text)
-    done = run(tool("helm"), "template", "verl", str(CHART), "-f", str(path))
+    done = run(tool("helm"), "template", "verl", str(CHART), "-f", str(DIST_VALUES), "-f", str(path))
     assert (done.returncode == 0) == accepted, done.stderr
     try:
-        ours = synthesize([Request("x", None, (path,))])["x"]
+        ours = synthesize([Request("x", None, (DIST_VALUES, path))])["x"]
     except Problems:
         assert not accepted
         return
@@ -196,13 +196,15 @@ def test_install_dry_run_prints_notes_with_next_commands(overlay):
         "-n",
         "team-a",
         "-f",
+        str(DIST_VALUES),
+        "-f",
         str(REPO / overlay / "values.yaml"),
     )
     assert done.returncode == 0, done.stderr
     notes = done.stdout.split("NOTES:", 1)[1]
     assert "Installed lab in namespace team-a" in notes
     assert "kubectl port-forward -n team-a" in notes and "8265:8265" in notes
-    assert "Checkpoints: gs://verl-grpo-data/checkpoints/verl-grpo/grpo-001/" in notes
+    assert "Checkpoints: gs://replace-me-with-your-bucket/checkpoints/verl-grpo/grpo-001/" in notes
     if overlay.endswith("raycluster"):
         assert "svc/lab-h200-head-svc" in notes and "ray job submit" in notes
     else:
@@ -231,6 +233,7 @@ def test_chart_works_as_a_dependency_of_an_umbrella_chart(tmp_path, helm):
         "dependencies:\n- name: verl-grpo\n  version: 0.1.0\n  repository: file://charts/verl-grpo\n"
     )
     overlay = yaml.safe_load((REPO / "overlays" / "h200" / "values.yaml").read_text())
+    overlay.setdefault("storage", {}).update(yaml.safe_load(DIST_VALUES.read_text())["storage"])
     values = {"global": {"team": "rl", "imageRegistry": "europe-docker.pkg.dev"}, "verl-grpo": overlay}
     (umbrella / "values.yaml").write_text(yaml.safe_dump(values))
     (umbrella / "templates").mkdir()

@@ -18,6 +18,7 @@ from verl_grpo.values.loader import default_values
 from verl_grpo.values.schema import values_schema
 from verl_grpo.verl_check.steps import GSM8K_TRAIN_ROWS
 
+from ..conftest import DIST_VALUES
 from ..helm_tools import by_identity, helm_template
 
 DRAWS = int(os.environ.get("PARITY_DRAWS", "200"))
@@ -32,6 +33,7 @@ PLAUSIBLE = {
     "head.memory": ["16Gi", "40Gi", "48G"],
     "head.ephemeralStorage": ["10Gi", "50Gi"],
     "storage.capacity": ["768Gi", "1Ti", "5T"],
+    "storage.bucket": ["verl-data", "b-1", "x.y_z"],  # no default: an unset bucket is refused
     "storage.sidecar.cpuLimit": ["", "2", "500m"],
     "storage.sidecar.memoryLimit": ["", "8Gi", "100M"],
     "storage.sidecar.ephemeralStorageLimit": ["", "20Gi"],
@@ -112,6 +114,8 @@ def repair(values: dict) -> dict:
     if any(sidecar.values()):
         worker["cpu"] = worker["cpu"] or "200"
         worker["memory"] = worker["memory"] or "2000Gi"
+    # The bucket has no default (rule bucket-named).
+    values["storage"]["bucket"] = values["storage"]["bucket"] or "b-1"
     # Capacity and zone: what check demands of each mode and capacity.
     if c["mode"] == "autopilot" and not c["zone"]:
         c["zone"] = "europe-west4-b"
@@ -143,7 +147,7 @@ def test_helm_template_equals_synth_for_drawn_values(tmp_path_factory):
         path = folder / "values.yaml"
         path.write_text(dump_values_yaml(values))
         try:
-            ours = synthesize([Request("draw", None, (path,), (), release)])["draw"]
+            ours = synthesize([Request("draw", None, (DIST_VALUES, path), (), release)])["draw"]
         except Problems as e:
             if os.environ.get("PARITY_WHY"):
                 print("refused:", e)

@@ -12,13 +12,13 @@ import pytest
 from verl_grpo.cli import main
 from verl_grpo.render import atomic
 
-from ..conftest import REPO, tree
+from ..conftest import DIST_VALUES, REPO, tree
 
 
 @pytest.fixture(scope="module")
 def fresh(tmp_path_factory):
     out = tmp_path_factory.mktemp("fresh") / "dist"
-    assert main(["synth", "-o", str(out)]) == 0
+    assert main(["synth", "-f", str(DIST_VALUES), "-o", str(out)]) == 0
     return out
 
 
@@ -36,7 +36,7 @@ def test_committed_output_equals_a_fresh_generate(tmp_path_factory, folder):
 
 def test_output_is_byte_identical_across_runs(fresh, tmp_path):
     again = tmp_path / "dist"
-    assert main(["synth", "-o", str(again)]) == 0
+    assert main(["synth", "-f", str(DIST_VALUES), "-o", str(again)]) == 0
     assert tree(again) == tree(fresh)
 
 
@@ -66,7 +66,7 @@ def test_bad_input_exits_1_with_one_line_and_writes_nothing(fresh, tmp_path, cap
     out = tmp_path / "dist"
     shutil.copytree(fresh, out)
     before = tree(out)
-    assert main(["synth", "-o", str(out), *args]) == 1
+    assert main(["synth", "-f", str(DIST_VALUES), "-o", str(out), *args]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err and all(line.startswith("error: ") for line in err)
     assert tree(out) == before
@@ -75,16 +75,31 @@ def test_bad_input_exits_1_with_one_line_and_writes_nothing(fresh, tmp_path, cap
 
 def test_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as e:
-        main(["synth", "--no-such-flag"])
+        main(["synth", "-f", str(DIST_VALUES), "--no-such-flag"])
     assert e.value.code == 2
-    assert main(["synth", "-o", "-"]) == 2
+    assert main(["synth", "-f", str(DIST_VALUES), "-o", "-"]) == 2
 
 
 def test_without_renameat2_the_fallback_still_replaces(fresh, tmp_path, monkeypatch):
     out = tmp_path / "dist"
     monkeypatch.setattr(atomic, "_exchange", lambda a, b: False)
-    assert main(["synth", "-o", str(out), "--profile", "h200-standard"]) == 0
-    assert main(["synth", "-o", str(out), "--profile", "h200-standard", "--set", "worker.replicas=4"]) == 0
+    assert main(["synth", "-f", str(DIST_VALUES), "-o", str(out), "--profile", "h200-standard"]) == 0
+    assert (
+        main(
+            [
+                "synth",
+                "-f",
+                str(DIST_VALUES),
+                "-o",
+                str(out),
+                "--profile",
+                "h200-standard",
+                "--set",
+                "worker.replicas=4",
+            ]
+        )
+        == 0
+    )
     (job,) = (out / "h200-standard").glob("rayjob-verl-grpo-001-*.yaml")
     assert "replicas: 4" in job.read_text()
     assert sorted(os.listdir(out)) == ["h200-standard"]
@@ -93,7 +108,7 @@ def test_without_renameat2_the_fallback_still_replaces(fresh, tmp_path, monkeypa
 def test_stdout_output_is_the_same_objects(fresh, capsys):
     from verl_grpo.yaml_io import load, load_all
 
-    assert main(["synth", "--profile", "h200-autopilot", "-o", "-"]) == 0
+    assert main(["synth", "-f", str(DIST_VALUES), "--profile", "h200-autopilot", "-o", "-"]) == 0
     docs = load_all(capsys.readouterr().out)
     on_disk = [load(p.read_text()) for p in sorted((fresh / "h200-autopilot").glob("*.yaml"))]
     key = lambda m: (m["kind"], m["metadata"]["name"])  # noqa: E731

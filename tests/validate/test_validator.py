@@ -15,7 +15,7 @@ from verl_grpo.validate.documents import Document, read_documents
 from verl_grpo.validate.validator import ManifestValidator
 from verl_grpo.yaml_io import load_all
 
-from ..conftest import REPO, SHARED
+from ..conftest import DIST_VALUES, REPO, SHARED
 
 CORPUS = SHARED / "corpus" / "kuberay-v1.7.0-samples"
 REFERENCE = SHARED / "reference" / "upstream-verl-on-gke"
@@ -387,7 +387,7 @@ def test_synth_refuses_to_write_invalid_output(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setattr(verl_ray_cluster, "HEAD_PORTS", [("gcs-server", 6379), ("gcs-server", 6379)])
     out = tmp_path / "dist"
-    assert main(["synth", "--profile", "h200-standard", "-o", str(out)]) == 1
+    assert main(["synth", "-f", str(DIST_VALUES), "--profile", "h200-standard", "-o", str(out)]) == 1
     err = capsys.readouterr().err
     assert "rendered output is invalid" in err and "crd-list-map-keys" in err
     assert not out.exists()

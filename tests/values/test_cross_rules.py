@@ -17,6 +17,7 @@ from verl_grpo.values.cross_rules import RULES
 from verl_grpo.values.derive import Release
 from verl_grpo.values.expressions import QUANTITY_TEMPLATE, V, op
 
+from ..conftest import DIST_VALUES
 from ..helm_tools import CHART, run, tool
 
 FAILED = re.compile(r"execution error at \([^)]*\): (.*) \[([a-z0-9-]+)\]$", re.MULTILINE)
@@ -103,7 +104,7 @@ def test_every_rule_has_an_id_a_key_and_a_chart_fail() -> None:
 
 def cli_verdict(values_file, release: str) -> set[tuple[str, str]]:
     try:
-        load_spec({}, (values_file,), (), Release(release, "default"))
+        load_spec({}, (DIST_VALUES, values_file), (), Release(release, "default"))
     except Problems as e:
         table = {r.id for r in RULES}
         return {(p.rule, f"{p.key}: {p.message}") for p in e.problems if p.rule in table}
@@ -111,7 +112,7 @@ def cli_verdict(values_file, release: str) -> set[tuple[str, str]]:
 
 
 def helm_verdict(values_file, release: str) -> tuple[str, str] | None:
-    done = run(tool("helm"), "template", release, str(CHART), "-f", str(values_file))
+    done = run(tool("helm"), "template", release, str(CHART), "-f", str(DIST_VALUES), "-f", str(values_file))
     if done.returncode == 0:
         return None
     found = FAILED.search(done.stderr)
@@ -134,6 +135,7 @@ EDGES: dict[str, list] = {
     "run.name": ["r", "a" * 33, "a" * 36],
     "gpu.type": ["b200", "h200"],
     "image.tag": ["vllm011.dev7", "vllm011.latest", "latest", "latest-fixed"],
+    "storage.bucket": ["", "b-1"],
     "training.tensorParallelSize": [1, 2, 4, 8, 3, 16],
     "training.trainBatchSize": [256, 1001, 64, 8192],
     "dataPrep.enabled": [True, False],

@@ -149,7 +149,7 @@ def test_a_new_gpu_type_is_one_data_file(tmp_path):
     code = (
         "import sys; from verl_grpo.cli import main; "
         f"sys.exit(main(['synth', '-o', {str(out)!r}, '--profile', 'gb200-standard', "
-        "'--set', 'training.tensorParallelSize=4']))"
+        "'--set', 'training.tensorParallelSize=4', '--set', 'storage.bucket=b-1']))"
     )
     env = {
         "PYTHONPATH": str(tmp_path),

@@ -7,7 +7,7 @@ import pytest
 from verl_grpo.problems import Problems
 from verl_grpo.values.helm_sets import SET_STRING
 
-from ..conftest import pods, render_one
+from ..conftest import DIST_VALUES, pods, render_one
 
 
 def test_autopilot_rejects_unlimited_sidecar():
@@ -88,8 +88,8 @@ def test_ray_job_name_limit():
     long_release = Release("r" * 10, "default")
     # <release>-<run.name>-<8 hex digits>: 10 + 1 + 28 + 9 = 48.
     with pytest.raises(Problems, match="run.name: RayJob name .* is 48 characters; KubeRay allows 47"):
-        synthesize([Request("x", None, (), ("run.name=" + "a" * 28,), long_release)])
-    synthesize([Request("x", None, (), ("run.name=" + "a" * 27,), long_release)])
+        synthesize([Request("x", None, (DIST_VALUES,), ("run.name=" + "a" * 28,), long_release)])
+    synthesize([Request("x", None, (DIST_VALUES,), ("run.name=" + "a" * 27,), long_release)])
 
 
 def test_sidecar_mode_needs_kuberay_1_5():

@@ -11,7 +11,7 @@ import pytest
 from verl_grpo.verl_check.config import compose, defaults, supported_versions
 from verl_grpo.verl_check.rules import check
 
-from ..conftest import REPO, oracle_python
+from ..conftest import DIST_VALUES, REPO, oracle_python
 
 BASE = [
     "algorithm.adv_estimator=grpo",
@@ -205,7 +205,21 @@ def test_cli_check_and_synth_refuse_a_bad_training_config(tmp_path, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["h200-standard"][0]["key"] == "data.train_batch_size"
     for args in (bad, override):
-        assert main(["synth", "--profile", "h200-standard", "-o", str(tmp_path / "out"), *args]) == 1
+        assert (
+            main(
+                [
+                    "synth",
+                    "-f",
+                    str(DIST_VALUES),
+                    "--profile",
+                    "h200-standard",
+                    "-o",
+                    str(tmp_path / "out"),
+                    *args,
+                ]
+            )
+            == 1
+        )
         assert "train_batch" in capsys.readouterr().err.replace("trainBatch", "train_batch")
         assert not (tmp_path / "out").exists()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .flags import one_profile, profile_flag, sets, spec, values_flags
+from .flags import one_profile, profile_flag, spec, values_flags
 
 
 def add(verbs: argparse._SubParsersAction) -> None:
@@ -21,35 +21,14 @@ def add(verbs: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _require_own_bucket(args: argparse.Namespace) -> None:
-    """The scripts create, bind and delete the bucket: never the model's default name, only one the
-    user's -f/--set give (bucket names are global: the default may be somebody else's)."""
-    from ..problems import VALUES, Problems, error
-    from ..values.expressions import V
-    from ..values.loader import merge_layers
-
-    if V("storage.bucket").py(merge_layers(None, args.values, sets(args), defaults=False)) is None:
-        raise Problems(
-            [
-                error(
-                    VALUES,
-                    "storage.bucket",
-                    "not set in your values: the scripts create, bind and delete this bucket, so they "
-                    "take only a name you chose (-f my.yaml with storage: {bucket: NAME}, or --set "
-                    "storage.bucket=NAME; README.md, section 'Script settings')",
-                )
-            ]
-        )
-
-
 def run(args: argparse.Namespace) -> int:
     from ..problems import VALUES, Problems, error
     from ..shell_env import DEFAULT_NETWORK_BASE, render_env, shell_env
 
     profile = one_profile(args)
-    _require_own_bucket(args)
     try:
-        env = shell_env(spec(args, profile), profile, args.network_base or DEFAULT_NETWORK_BASE)
+        checked = spec(args, profile, deploying=True)
+        env = shell_env(checked, profile, args.network_base or DEFAULT_NETWORK_BASE)
     except ValueError as e:
         raise Problems([error(VALUES, "", str(e))]) from e
     sys.stdout.write(render_env(env))

@@ -137,12 +137,13 @@ def request(args: argparse.Namespace, profile: Profile, check_verl: bool = True)
     )
 
 
-def spec(args: argparse.Namespace, profile: Profile) -> DeploySpec:
-    """The checked spec of one profile under the flags' values; problems name the profile."""
+def spec(args: argparse.Namespace, profile: Profile, deploying: bool = False) -> DeploySpec:
+    """The checked spec of one profile under the flags' values; problems name the profile.
+    `deploying`: also the deploy-only rules (the scripts' settings; synth goes through Request)."""
     from ..pipeline import load_spec
 
     try:
-        return load_spec(profile.layer(), args.values, sets(args), release(args))
+        return load_spec(profile.layer(), args.values, sets(args), release(args), deploying)
     except Problems as e:
         raise e.at(profile.name) from None
 

@@ -38,6 +38,9 @@ class CrossRule:
     key: str
     when: Expr  # holds when the values are wrong
     message: tuple[str | Expr, ...]  # text and values, put together
+    # Only where something is deployed (helm, synth, the scripts), not for `check`/`plan`, which
+    # judge the run and may be asked before the user has chosen, say, a bucket.
+    deploy_only: bool = False
 
     def text(self, scope: Scope) -> str:
         return "".join(p if isinstance(p, str) else str(p.py(scope)) for p in self.message)
@@ -373,6 +376,16 @@ RULES = (
         (V("Values.training.tensorParallelSize"), " must divide the ", GPUS_PER_NODE, " GPUs of a node"),
     ),
     CrossRule(
+        "bucket-named",
+        "storage.bucket",
+        op("eq", V("Values.storage.bucket"), ""),
+        (
+            "not set: bucket names are global, so there is no default; choose yours "
+            "(-f my.yaml with storage: {bucket: NAME}, or --set storage.bucket=NAME)",
+        ),
+        deploy_only=True,
+    ),
+    CrossRule(
         "image-tag-pinned",
         "image.tag",
         op("matches", V("Values.image.tag"), FLOATING_TAG),
@@ -414,10 +427,12 @@ RULES = (
 )
 
 
-def violations(values: dict[str, Any], release_name: str) -> list[tuple[CrossRule, str]]:
-    """Each rule the values break, with its message."""
+def violations(
+    values: dict[str, Any], release_name: str, deploying: bool = True
+) -> list[tuple[CrossRule, str]]:
+    """Each rule the values break, with its message (`deploying` False: not the deploy-only ones)."""
     scope = {"Values": values, "Release": {"Name": release_name}}
-    return [(r, r.text(scope)) for r in RULES if r.when.py(scope)]
+    return [(r, r.text(scope)) for r in RULES if (deploying or not r.deploy_only) and r.when.py(scope)]
 
 
 def rules_template() -> str:

@@ -23,6 +23,7 @@ QUANTITY = r"^([0-9]+(\.[0-9]+)?)(m|k|M|G|T|Ki|Mi|Gi|Ti)?$"
 QUANTITY_OR_DERIVED = r"^(([0-9]+(\.[0-9]+)?)(m|k|M|G|T|Ki|Mi|Gi|Ti)?)?$"
 # A GCS bucket name, not a gs:// URL.
 BUCKET = r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$"
+BUCKET_OR_UNSET = BUCKET.replace("^", "^$|^", 1)
 # A path inside the bucket: relative, no segment starting with '.', no leading or trailing slash.
 # (Go's regexp, used by Helm, has no look-ahead.)
 BUCKET_PATH = r"^[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$"
@@ -189,7 +190,13 @@ class Sidecar(Model):
 
 
 class Storage(Model):
-    bucket: str = field("verl-grpo-data", "GCS bucket name (not a gs:// URL).", pattern=BUCKET)
+    # No default: bucket names are global, and a shared default would point every user at one
+    # bucket (rule bucket-named asks for it; the shipped dist/ carries a marked placeholder).
+    bucket: str = field(
+        "",
+        "GCS bucket name (not a gs:// URL); required: names are global, choose yours.",
+        pattern=BUCKET_OR_UNSET,
+    )
     capacity: str = field("768Gi", "Nominal capacity of the bucket PersistentVolumes.", pattern=QUANTITY)
     mount_path: str = field("/data", "Where the bucket is mounted in head and worker pods.", pattern=ABS_PATH)
     checkpoint_mount_path: str = field(

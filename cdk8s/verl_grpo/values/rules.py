@@ -24,7 +24,7 @@ def rule(key: str, message: str) -> Problem:
     return error(RULES, key, message)
 
 
-def check(spec: DeploySpec) -> list[Problem]:
+def check(spec: DeploySpec, deploying: bool = True) -> list[Problem]:
     v, rel = spec.values, spec.release
     problems: list[Problem] = []
 
@@ -32,7 +32,8 @@ def check(spec: DeploySpec) -> list[Problem]:
         problems.append(rule("namespace", f"{rel.namespace!r} must be a DNS-1123 label"))
     # The rules the chart enforces too, from one table (cross_rules.py).
     values = v.model_dump(by_alias=True, mode="json")
-    problems += [Problem("error", RULES, r.key, text, rule=r.id) for r, text in violations(values, rel.name)]
+    broken = violations(values, rel.name, deploying)
+    problems += [Problem("error", RULES, r.key, text, rule=r.id) for r, text in broken]
 
     if v.cluster.mode == "standard":
         problems += cpu_pool_problems(spec)

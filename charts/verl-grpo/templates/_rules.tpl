@@ -22,6 +22,9 @@
 {{- if (ne (mod (int (index (dict "b200" 8 "h200" 8) .Values.gpu.type)) (int .Values.training.tensorParallelSize)) 0) }}
 {{- fail (print "training.tensorParallelSize: " .Values.training.tensorParallelSize " must divide the " (index (dict "b200" 8 "h200" 8) .Values.gpu.type) " GPUs of a node" " [tp-divides-node]") }}
 {{- end }}
+{{- if (eq .Values.storage.bucket "") }}
+{{- fail (print "storage.bucket: " "not set: bucket names are global, so there is no default; choose yours (-f my.yaml with storage: {bucket: NAME}, or --set storage.bucket=NAME)" " [bucket-named]") }}
+{{- end }}
 {{- if (regexMatch "(^|[._-])latest$" (join "\n" .Values.image.tag)) }}
 {{- fail (print "image.tag: " "'" .Values.image.tag "' is a floating tag: nodes pulling at different times can run different images; use a fixed tag (such as vllm011.dev7)" " [image-tag-pinned]") }}
 {{- end }}
