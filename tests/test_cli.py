@@ -98,7 +98,7 @@ def slow(self, *a, **k):
     return real(self, *a, **k)
 Path.write_text = slow
 from verl_grpo.cli import main
-sys.exit(main(["synth", "-f", str(DIST_VALUES), "-o", sys.argv[1], "--set", "worker.replicas=4"]))
+sys.exit(main(["synth", "-f", sys.argv[3], "-o", sys.argv[1], "--set", "worker.replicas=4"]))
 """
 
 
@@ -108,7 +108,9 @@ def test_a_killed_run_leaves_previous_output(generated, tmp_path, at_file):
     shutil.copytree(generated / "dist", out)
     before = tree(out)
     proc = subprocess.Popen(
-        [sys.executable, "-c", KILLER, str(out), str(at_file)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", KILLER, str(out), str(at_file), str(DIST_VALUES)],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout.readline().strip() == "ready"
     proc.send_signal(signal.SIGKILL)

@@ -213,7 +213,7 @@ def test_network_objects_have_one_owner_and_follow_the_users_values(tmp_path):
     from .helm_tools import CHART, run, tool
 
     values = tmp_path / "my.yaml"
-    values.write_text("network: {prefix: lab7}\n")
+    values.write_text("network: {prefix: lab7}\nstorage: {bucket: lab7-bucket}\n")
     state = tmp_path / "state"
     env = script_env(state, tmp_path / "data")
     assert run_script("up.sh", env, "-f", str(values), "--dry-run").returncode == 0
