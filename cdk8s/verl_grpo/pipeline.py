@@ -51,6 +51,7 @@ class Request:
     release: Release = DEFAULT_RELEASE
     verl_version: str = VERL_VERSION
     check_verl: bool = True  # False: verl itself judges the overrides (`submit --compose-only`)
+    deploying: bool = True  # False: not the deploy-only rules (`submit` to a running RayCluster)
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def synthesize(requests: list[Request]) -> dict[str, Rendering]:
     warnings: dict[str, list[Problem]] = {}
     for req in requests:
         try:
-            specs[req.name] = load_spec(req.profile, req.files, req.sets, req.release)
+            specs[req.name] = load_spec(req.profile, req.files, req.sets, req.release, req.deploying)
         except Problems as e:
             problems += e.at(req.name).problems
             continue

@@ -128,12 +128,20 @@ def release(args: argparse.Namespace) -> Release:
     return Release(args.release_name, args.namespace)
 
 
-def request(args: argparse.Namespace, profile: Profile, check_verl: bool = True) -> Request:
-    """One rendering of `profile` under the flags' values (`check_verl`: see pipeline.Request)."""
+def request(
+    args: argparse.Namespace, profile: Profile, check_verl: bool = True, deploying: bool = True
+) -> Request:
+    """One rendering of `profile` under the flags' values (`check_verl`, `deploying`: pipeline.Request)."""
     from ..pipeline import Request
 
     return Request(
-        profile.name, profile.layer(), tuple(args.values), sets(args), release(args), check_verl=check_verl
+        profile.name,
+        profile.layer(),
+        tuple(args.values),
+        sets(args),
+        release(args),
+        check_verl=check_verl,
+        deploying=deploying,
     )
 
 

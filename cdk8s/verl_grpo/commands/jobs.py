@@ -26,7 +26,9 @@ def submit_spec(args: argparse.Namespace) -> DeploySpec:
     from ..pipeline import synthesize
 
     (profile,) = profiles([args.profile])
-    (rendering,) = synthesize([request(args, profile, check_verl=not args.compose_only)]).values()
+    # The job goes to a running RayCluster, whose bucket is mounted already: no deploy-only rules.
+    job = request(args, profile, check_verl=not args.compose_only, deploying=False)
+    (rendering,) = synthesize([job]).values()
     for w in rendering.warnings:
         print(w.line(), file=sys.stderr)
     return rendering.spec
