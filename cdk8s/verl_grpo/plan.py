@@ -76,11 +76,12 @@ def make_plan(
         "total_steps": steps,
         "checkpoints": saves,
     }
-    hours = steps * (step_seconds or ASSUMED_STEP_SECONDS) / 3600
+    per_step = step_seconds or ASSUMED_STEP_SECONDS
+    hours = steps * per_step / 3600
     run = {
         "model": v.storage.model_dir.rstrip("/").rsplit("/", 1)[-1],
         "total_steps": steps,
-        "step_seconds": step_seconds or ASSUMED_STEP_SECONDS,
+        "step_seconds": per_step,
         "step_seconds_assumed": step_seconds is None,
         "hours": round(hours, 1),
         "gpu_hours": round(hours * gpus, 1),

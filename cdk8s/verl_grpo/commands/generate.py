@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from ..profiles import shipped_profiles
     from ..render.atomic import write_tree
     from ..render.chart import chart_files
-    from ..render.dist import DIST_BUCKET, dist_files
+    from ..render.dist import DIST_SETS, dist_files
     from ..render.overlays import overlay_files
     from ..render.package import chart_archive
     from ..values.derive import CHART_NAME
@@ -44,8 +44,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     profiles = shipped_profiles()
     with working(f"rendering and validating {len(profiles)} profiles"):
-        placeholder = (f"storage.bucket={DIST_BUCKET}",)
-        renderings = synthesize([Request(p.name, p.layer(), sets=placeholder) for p in profiles])
+        renderings = synthesize([Request(p.name, p.layer(), sets=DIST_SETS) for p in profiles])
     with working("writing the chart, dist/ and overlays/"):
         chart = chart_files()
         archive = f"{CHART_NAME}-{__version__}.tgz"

@@ -205,13 +205,13 @@ def _autopilot_sidecar_rules() -> tuple[CrossRule, ...]:
     return tuple(out)
 
 
-# verl's own batch rules, on the values the kit passes as verl's settings (the CLI also runs
-# them on the composed config: verl_check/rules.py, which cites verl). Extra overrides of any
-# setting they read (or dynamic batch sizes, sequence parallelism) leave them to the CLI.
 # A tag that moves: `latest` alone or as the last part (verl publishes vllm011.latest beside fixed
 # ones such as vllm011.dev7: docs/start/install.rst and the Megatron-FSDP example of verl).
 FLOATING_TAG = r"(^|[._-])latest$"
 
+# verl's own batch rules, on the values the kit passes as verl's settings (the CLI also runs
+# them on the composed config: verl_check/rules.py, which cites verl). Extra overrides of any
+# setting they read (or dynamic batch sizes, sequence parallelism) leave them to the CLI.
 VERL_KEYS_READ = (
     r"(?m)^[+~]*(data\.train_batch_size|actor_rollout_ref\.rollout\.n|trainer\.(n_gpus_per_node|nnodes)"
     r"|actor_rollout_ref\.actor\.(use_dynamic_bsz|ppo_mini_batch_size|ppo_micro_batch_size(_per_gpu)?"

@@ -32,13 +32,16 @@ def default_values() -> dict[str, Any]:
     return Values().model_dump(by_alias=True, mode="json")
 
 
-def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+def deep_merge(base: dict[str, Any], over: dict[str, Any], keep_nulls: bool = False) -> dict[str, Any]:
+    """Maps merge, anything else replaces. A null deletes the key (Helm's coalescing over the chart's
+    defaults), or with `keep_nulls` stays, to delete it later from the defaults below (Helm's
+    MergeMaps of the user's layers, pkg/chart/v2/loader/load.go@v4.1.4)."""
     out = copy.deepcopy(base)
     for key, value in over.items():
-        if value is None:
+        if value is None and not keep_nulls:
             out.pop(key, None)
         elif isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = deep_merge(out[key], value)
+            out[key] = deep_merge(out[key], value, keep_nulls)
         else:
             out[key] = copy.deepcopy(value)
     return out
@@ -72,18 +75,6 @@ def read_values_file(path: Path) -> dict[str, Any]:
     return data
 
 
-def merge_maps(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    """Helm's MergeMaps for the user's layers (pkg/chart/v2/loader/load.go@v4.1.4): maps merge,
-    anything else replaces, and a null stays, to delete the key from the defaults below it."""
-    out = copy.deepcopy(base)
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = merge_maps(out[key], value)
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
-
-
 def merge_layers(
     profile: dict[str, Any] | None,
     files: Iterable[Path] = (),
@@ -93,9 +84,9 @@ def merge_layers(
     """`sets`: set expressions (helm_sets.tagged). As Helm: the profile and -f files merge, the sets
     apply to that, and the result goes over the defaults (null deletes). defaults=False: the user's
     layers alone (what they set)."""
-    user = merge_maps({}, profile or {})
+    user = deep_merge({}, profile or {}, keep_nulls=True)
     for path in files:
-        user = merge_maps(user, read_values_file(Path(path)))
+        user = deep_merge(user, read_values_file(Path(path)), keep_nulls=True)
     sets = tuple(sets)
     if sets:
         user = apply_sets(user, sets)

@@ -15,16 +15,17 @@ from .rules import check
 def training_problems(spec: DeploySpec, verl_version: str) -> list[Problem]:
     cfg = compose(verl_version, all_overrides(spec))
     problems = check(cfg, ray_cpus_per_node=float(parse_quantity(spec.derived.worker_cpu)))
-    return [_in_values_terms(p, spec) for p in problems]
-
-
-def _in_values_terms(problem: Problem, spec: DeploySpec) -> Problem:
-    """A verl key the kit sets from a values key is reported under the values key (what the user
-    edits), the verl key second; one the user's training.extraArgs set stays a verl key."""
-    from_values = {key: values_key for key, _, values_key in hydra_settings(spec) if values_key}
+    # A verl key the kit sets from a values key is reported under the values key (what the user
+    # edits), the verl key second; one the user's training.extraArgs set stays a verl key.
     user_set = {_override_key(arg) for arg in spec.values.training.extra_args}
-    values_key = from_values.get(problem.key)
-    if values_key is None or problem.key in user_set:
+    values_key_of = {
+        key: values_key for key, _, values_key in hydra_settings(spec) if values_key and key not in user_set
+    }
+    return [_in_values_terms(p, values_key_of.get(p.key)) for p in problems]
+
+
+def _in_values_terms(problem: Problem, values_key: str | None) -> Problem:
+    if values_key is None:
         return problem
     return replace(problem, key=values_key, message=f"(verl {problem.key}) {problem.message}")
 
