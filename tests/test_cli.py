@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -34,6 +35,24 @@ def snapshot(root: Path) -> dict:
     return {d: tree(root / d) for d in ("dist", "charts", "overlays")}
 
 
+def older_run(generated: Path, tmp_path: Path) -> Path:
+    """A checkout whose three trees differ from what generate writes, so a half-applied write shows."""
+    root = tmp_path / "repo"
+    shutil.copytree(generated, root)
+    for path in (
+        "dist/h200-standard/kustomization.yaml",
+        "charts/verl-grpo/values.yaml",
+        "overlays/h200/values.yaml",
+    ):
+        with (root / path).open("a") as f:
+            f.write("# an older run's\n")
+    return root
+
+
+def leftovers(root: Path) -> list[str]:
+    return [p.name for d in (root, root / "charts") for p in d.iterdir() if p.name.startswith(".")]
+
+
 # Where a write can break: while staging files, while copying the old tree, at the swap itself.
 INJECTIONS = {
     "first-file": ("write_text", 1),
@@ -46,8 +65,7 @@ INJECTIONS = {
 
 @pytest.mark.parametrize("point", INJECTIONS, ids=list(INJECTIONS))
 def test_failure_at_any_point_leaves_previous_output(generated, tmp_path, monkeypatch, point):
-    root = tmp_path / "repo"
-    shutil.copytree(generated, root)
+    root = older_run(generated, tmp_path)
     before = snapshot(root)
     what, n = INJECTIONS[point]
     count = {"n": 0}
@@ -66,23 +84,66 @@ def test_failure_at_any_point_leaves_previous_output(generated, tmp_path, monkey
     else:
         real_exchange = atomic._exchange
         monkeypatch.setattr(atomic, "_exchange", lambda a, b: (boom(), real_exchange(a, b))[1])
-    # Different values, so a half-applied write would show.
-    code = main(["generate", "--root", str(root)]) if point != "swap" else None
-    if point == "swap":
-        with pytest.raises(OSError):
-            atomic.write_tree(root / "dist", {"x.yaml": "x"}, replace=["x.yaml"])
-            atomic.write_tree(root / "overlays", {"y.yaml": "y"})
-    else:
-        assert code == 1
+    assert main(["generate", "--root", str(root)]) == 1
     monkeypatch.undo()
-    after = snapshot(root)
-    if point == "swap":
-        # The first swap happened completely, the second not at all.
-        assert after["overlays"] == before["overlays"] and after["dist"]["x.yaml"] == b"x"
-    else:
-        assert after == before
-    leftovers = [p.name for d in (root, root / "charts") for p in d.iterdir() if p.name.startswith(".")]
-    assert leftovers == []
+    assert snapshot(root) == before  # at "swap" the first tree was swapped in, and back out
+    assert leftovers(root) == []
+
+
+# Where generate can be killed: (function, its call number among those whose first argument holds
+# the text, pause before or after that call, committed?).
+# The journal is the commit point: before it the old trees stay; after it all three new ones come.
+GENERATE_KILLS = {
+    "journal-names-the-trees": ("os.replace", 1, "", "after", False),
+    "staging-dist": ("Path.write_text", 40, "", "before", False),
+    "staging-overlays": ("Path.write_text", 3, ".overlays.new-", "before", False),
+    "journal-committed": ("os.replace", 2, "", "after", True),
+    "between-swap-1-and-2": ("_exchange", 1, "", "after", True),
+    "between-swap-2-and-3": ("_exchange", 2, "", "after", True),
+    "before-old-trees-deleted": ("_exchange", 3, "", "after", True),
+}
+GENERATE_KILLER = """
+import os, sys, time
+from pathlib import Path
+from verl_grpo.render import atomic
+name, at, text, when = sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+owner = {"Path.write_text": (Path, "write_text"), "os.replace": (atomic.os, "replace"),
+         "_exchange": (atomic, "_exchange")}[name]
+real, count = getattr(*owner), {"n": 0}
+def paused(*a, **k):
+    count["n"] += text in str(a[0])
+    if count["n"] == at and when == "before":
+        print("ready", flush=True); time.sleep(60)
+    out = real(*a, **k)
+    if count["n"] == at and when == "after":
+        print("ready", flush=True); time.sleep(60)
+    return out
+setattr(*owner, paused)
+from verl_grpo.cli import main
+sys.exit(main(["generate", "--root", sys.argv[1]]))
+"""
+
+
+@pytest.mark.parametrize("point", GENERATE_KILLS, ids=list(GENERATE_KILLS))
+def test_a_killed_generate_leaves_all_three_trees_from_one_run(generated, tmp_path, point):
+    """SIGKILL at each step of the write: the next run's first act (finish_interrupted) leaves
+    dist/, the chart and overlays/ all from the older run or all from the killed one."""
+    root = older_run(generated, tmp_path)
+    before, new = snapshot(root), snapshot(generated)
+    name, at, text, when, committed = GENERATE_KILLS[point]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", GENERATE_KILLER, str(root), name, str(at), text, when],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout.readline().strip() == "ready"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert ("swaps" in json.loads((root / atomic.JOURNAL).read_text())) == committed
+    assert atomic.finish_interrupted(root) == committed
+    assert snapshot(root) == (new if committed else before)
+    atomic.write_tree(root / "overlays", {"x": "y"}, replace=["x"])  # a writer drops the staged leftovers
+    assert leftovers(root) == []
 
 
 KILLER = """
@@ -363,6 +424,8 @@ def test_a_swap_that_fails_keeps_the_old_tree_and_leaves_no_old_folder(
     real_replace, seen = os.replace, []
 
     def replace(src, dst):  # noqa: ANN001
+        if Path(dst).name == atomic.JOURNAL:
+            return real_replace(src, dst)
         seen.append(src)
         if (len(seen) == 1) == (failing == "first") and len(seen) <= 2:
             raise OSError(30, "Read-only file system", str(dst))

@@ -22,11 +22,11 @@ def add(verbs: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Render and validate all of it first, then swap each tree in."""
+    """Render and validate all of it first, then swap the three trees in together."""
     from .. import __version__
     from ..pipeline import Request, synthesize
     from ..profiles import shipped_profiles
-    from ..render.atomic import write_tree
+    from ..render.atomic import TreeWrite, write_trees
     from ..render.chart import chart_files
     from ..render.dist import DIST_SETS, dist_files
     from ..render.overlays import overlay_files
@@ -50,9 +50,14 @@ def run(args: argparse.Namespace) -> int:
         archive = f"{CHART_NAME}-{__version__}.tgz"
         dist = {**dist_files(renderings), archive: chart_archive(CHART_NAME, chart.files)}
         old_archives = [p.name for p in (root / "dist").glob(f"{CHART_NAME}-*.tgz")]
-        write_tree(root / "dist", dist, replace=[*renderings, *old_archives])
-        write_tree(root / "charts" / CHART_NAME, chart.files)
-        write_tree(root / "overlays", overlay_files())
+        write_trees(
+            root,
+            {
+                "dist": TreeWrite(dist, replace=[*renderings, *old_archives]),
+                f"charts/{CHART_NAME}": TreeWrite(chart.files),
+                "overlays": TreeWrite(overlay_files()),
+            },
+        )
     print(
         f"wrote dist/ ({len(renderings)} profiles, {archive}), charts/{CHART_NAME}/ "
         f"({chart.template_count} templates), overlays/",

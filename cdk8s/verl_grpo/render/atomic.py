@@ -1,18 +1,167 @@
-"""Replace a directory tree all at once: a failed or killed run leaves the old tree as it was."""
+"""Replace directory trees together: a failed or killed run leaves either every old tree or every
+new one, never a mix of two runs.
+
+A journal beside the trees names them first. Each tree is then written in full to a staging folder
+beside it, and the journal rewritten, in one rename, to name every (staging folder, tree) pair:
+from that moment the run is committed, and its swaps are finished by this run or, if it is killed,
+by the next writer (`finish_interrupted`, which every writer calls first). A run killed before
+that left only staging folders, which the next writer deletes.
+"""
 
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 _libc = ctypes.CDLL(None, use_errno=True)
+JOURNAL = ".verl-grpo-swap.json"
+_STAGE, _OLD = ".new-", ".old"
+
+
+@dataclass(frozen=True)
+class TreeWrite:
+    """`files`: relative path -> content. `replace`: the entries (folders or files) the new content
+    replaces; everything else already in the tree is carried over. None replaces the whole tree."""
+
+    files: dict[str, str | bytes]
+    replace: list[str] | None = None
+
+
+def write_tree(target: Path, files: dict[str, str | bytes], replace: list[str] | None = None) -> None:
+    target = Path(os.path.abspath(target))
+    write_trees(target.parent, {target.name: TreeWrite(files, replace)})
+
+
+def write_trees(root: Path, trees: dict[str, TreeWrite]) -> None:
+    """Make each `root/<relative path>` hold its TreeWrite, all of them swapped in together."""
+    root.mkdir(parents=True, exist_ok=True)
+    finish_interrupted(root)
+    entries: list[dict[str, str | int]] = []
+    try:
+        _write_journal(root, {"staging": list(trees)})
+        for rel, tree in trees.items():
+            stage = _stage(root / rel, tree)
+            entries.append(
+                {"target": rel, "stage": str(stage.relative_to(root)), "inode": stage.stat().st_ino}
+            )
+        _write_journal(root, {"swaps": entries})  # the commit point
+    except BaseException:
+        _drop_stages(root, list(trees))
+        raise
+    try:
+        _complete(root, entries)
+    except OSError:
+        _roll_back(root, entries)
+        raise
+
+
+def finish_interrupted(root: Path) -> bool:
+    """Finish the swaps a killed run committed, or delete the staging folders of one that had not
+    committed. True when there was a committed run to finish."""
+    journal = root / JOURNAL
+    if not journal.is_file():
+        return False
+    state = json.loads(journal.read_text())
+    if "swaps" in state:
+        _complete(root, state["swaps"])
+        return True
+    _drop_stages(root, state["staging"])
+    return False
+
+
+def _write_journal(root: Path, state: dict) -> None:
+    tmp = root / f"{JOURNAL}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(state))
+    os.replace(tmp, root / JOURNAL)
+
+
+def _drop_stages(root: Path, targets: list[str]) -> None:
+    for rel in targets:
+        target = root / rel
+        for stale in target.parent.glob(f".{target.name}{_STAGE}*"):
+            shutil.rmtree(stale, ignore_errors=True)
+    for tmp in root.glob(f"{JOURNAL}.*.tmp"):
+        tmp.unlink(missing_ok=True)
+    (root / JOURNAL).unlink(missing_ok=True)
+
+
+def _stage(target: Path, tree: TreeWrite) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}{_STAGE}", dir=target.parent))
+    stage.chmod(0o755)  # mkdtemp makes it private; the result is an ordinary directory
+    try:
+        if target.exists() and tree.replace is not None:
+            shutil.copytree(target, stage, dirs_exist_ok=True, symlinks=True)
+            for entry in tree.replace:
+                path = stage / entry
+                if path.is_dir():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink(missing_ok=True)
+        for rel, content in tree.files.items():
+            path = stage / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    return stage
+
+
+def _complete(root: Path, entries: list[dict]) -> None:
+    """Swap in every staged tree not yet in place (its inode tells), then delete the old trees and
+    the journal. Safe to run again from any point."""
+    for entry in entries:
+        target, stage = root / entry["target"], root / entry["stage"]
+        if _inode(target) == entry["inode"]:
+            continue  # swapped already: `stage` holds the old tree, or is gone
+        if not target.exists():  # new, or killed between the two renames of the fallback
+            os.replace(stage, target)
+        elif not _exchange(stage, target):
+            os.replace(target, Path(f"{stage}{_OLD}"))
+            os.replace(stage, target)
+    for entry in entries:
+        stage = root / entry["stage"]
+        for old in (stage, Path(f"{stage}{_OLD}")):
+            shutil.rmtree(old, ignore_errors=True)
+    (root / JOURNAL).unlink(missing_ok=True)
+
+
+def _roll_back(root: Path, entries: list[dict]) -> None:
+    """After a failed swap: put the old trees back where they were swapped out, drop the new ones.
+    Where even that fails the journal stays, and the next run finishes the swap instead."""
+    for entry in reversed(entries):
+        target, stage = root / entry["target"], root / entry["stage"]
+        old = Path(f"{stage}{_OLD}")
+        if old.exists():  # the fallback moved the old tree aside, and maybe the new one in
+            if _inode(target) == entry["inode"]:
+                os.replace(target, stage)
+            os.replace(old, target)
+        elif _inode(target) == entry["inode"]:
+            if not stage.exists():
+                os.replace(target, stage)  # the tree was new: nothing to put back
+            elif not _exchange(stage, target):
+                return
+    for entry in entries:
+        shutil.rmtree(root / entry["stage"], ignore_errors=True)
+    (root / JOURNAL).unlink(missing_ok=True)
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except FileNotFoundError:
+        return None
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -22,63 +171,3 @@ def _exchange(a: Path, b: Path) -> bool:
         return False
     rc = fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
     return rc == 0
-
-
-@contextmanager
-def staged_dir(target: Path) -> Iterator[Path]:
-    """Yield an empty directory beside `target`; on success it becomes `target`, else it vanishes."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
-    stage.chmod(0o755)  # mkdtemp makes it private; the result is an ordinary directory
-    try:
-        yield stage
-        if target.exists():
-            if not _exchange(stage, target):
-                stage = _swap_by_two_renames(stage, target)
-        else:
-            os.replace(stage, target)
-            return
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
-
-
-def _swap_by_two_renames(stage: Path, target: Path) -> Path:
-    """target := stage where renameat2 cannot swap; returns what to delete. A failed rename puts
-    everything back, so neither the old tree is lost nor a `.old-*` folder left."""
-    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-    try:
-        os.replace(target, old / target.name)
-    except OSError:
-        old.rmdir()
-        raise
-    try:
-        os.replace(stage, target)
-    except OSError:
-        os.replace(old / target.name, target)
-        old.rmdir()
-        raise
-    return old
-
-
-def write_tree(target: Path, files: dict[str, str | bytes], replace: list[str] | None = None) -> None:
-    """Make `target` hold `files` (relative path -> content), swapped in as one step.
-
-    `replace` lists the entries (folders or files) the new content replaces; everything else
-    already under `target` is carried over. None replaces the whole tree.
-    """
-    with staged_dir(target) as stage:
-        if target.exists() and replace is not None:
-            shutil.copytree(target, stage, dirs_exist_ok=True, symlinks=True)
-            for entry in replace:
-                path = stage / entry
-                if path.is_dir():
-                    shutil.rmtree(path)
-                else:
-                    path.unlink(missing_ok=True)
-        for rel, content in files.items():
-            path = stage / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, bytes):
-                path.write_bytes(content)
-            else:
-                path.write_text(content)
