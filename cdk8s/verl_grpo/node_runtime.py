@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import threading
 
 
 def require_node() -> None:
@@ -17,3 +18,18 @@ def require_node() -> None:
             f"{node} (Node.js 20, which cdk8s runs on) is not on PATH: "
             "install it (README.md, 'The two commands')",
         )
+
+
+def start_in_background() -> None:
+    """Import cdk8s on a thread: jsii starts node and loads the cdk8s assemblies there (~0.3 s,
+    mostly waiting on node), while the caller checks its values on this one. A failure is left
+    for the caller's own import of cdk8s to raise, on its thread, with its one-line message."""
+
+    def start() -> None:
+        try:
+            require_node()
+            import cdk8s  # noqa: F401
+        except BaseException:  # noqa: BLE001 - reported by the caller's import
+            pass
+
+    threading.Thread(target=start, name="jsii-start", daemon=True).start()

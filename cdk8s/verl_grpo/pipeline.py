@@ -6,19 +6,20 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import VERL_VERSION
-from .app import RenderedObject, render
 from .problems import VALIDATE, Problem, Problems, errors
-from .validate.documents import Document
-from .validate.validator import ManifestValidator
 from .values.derive import DeploySpec, Release, deploy_spec
 from .values.loader import load_values
 from .values.rules import check
+
+if TYPE_CHECKING:
+    from .app import RenderedObject
 
 DEFAULT_RELEASE = Release("verl", "default")  # the CLI's defaults: --release-name verl -n default
 
@@ -80,6 +81,8 @@ def synthesize(requests: list[Request]) -> dict[str, Rendering]:
             warnings[req.name] = [p for p in found if p.severity != "error"]
     if problems:
         raise Problems(problems)
+    from .app import render
+
     rendered = render(specs)
     problems = _invalid(rendered)
     if problems:  # the rules let through values whose objects the API server would refuse
@@ -91,6 +94,16 @@ def synthesize(requests: list[Request]) -> dict[str, Rendering]:
 def _invalid(rendered: dict[str, list[RenderedObject]]) -> list[Problem]:
     """Strict validation of what we are about to write. Without CRDs at hand, custom resources
     are checked by the operator rules only (their unknown-kind finding is not an error here)."""
-    validator = ManifestValidator(unknown_kind_severity="warning")
+    from .validate import DEFAULT_KUBE_VERSION, results
+    from .validate.documents import Document
+
     docs = [Document(f"{name}/{o.key}", o.manifest) for name, objects in rendered.items() for o in objects]
-    return errors(validator.validate(docs))
+
+    def validate() -> tuple[int, list[Problem]]:
+        from .validate.validator import ManifestValidator
+
+        return len(docs), ManifestValidator(unknown_kind_severity="warning").validate(docs)
+
+    texts = [json.dumps([d.source, d.body], sort_keys=True) for d in docs]
+    crd_dirs = results.default_crd_dirs()
+    return errors(results.findings(texts, (DEFAULT_KUBE_VERSION, "warning"), crd_dirs, validate)[1])

@@ -7,13 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..problems import VALUES, Problems, did_you_mean, error
-from ..profiles import Profile, find_profile, shipped_profiles
-from ..values.derive import Release
 from ..values.helm_sets import SET_FLAGS, tagged
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported where used: every verb builds its parser, `validate` needs neither
     from ..pipeline import Request
-    from ..values.derive import DeploySpec
+    from ..profiles import Profile
+    from ..values.derive import DeploySpec, Release
 
 
 SET_FLAG_HELP = dict(
@@ -80,6 +79,7 @@ def profile_flag(p: argparse.ArgumentParser) -> None:
 def matching_profiles(args: argparse.Namespace) -> list[str]:
     """The shipped profiles the user's -f/--set agree with (gpu.type, cluster.mode, run.kind); all of
     them when none agrees, so that the values' own error is reported under each."""
+    from ..profiles import shipped_profiles
     from ..values.loader import agrees, merge_layers
 
     user = merge_layers(None, args.values, sets(args), defaults=False)
@@ -99,6 +99,8 @@ def output_flag(p: argparse.ArgumentParser) -> None:
 
 def profiles(names: list[str]) -> list[Profile]:
     """The named shipped profiles (all of them for none); an unknown name is refused."""
+    from ..profiles import find_profile, shipped_profiles
+
     chosen = names or [p.name for p in shipped_profiles()]
     names = [p.name for p in shipped_profiles()]
     allowed = ", ".join(names)
@@ -125,6 +127,8 @@ def sets(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def release(args: argparse.Namespace) -> Release:
+    from ..values.derive import Release
+
     return Release(args.release_name, args.namespace)
 
 

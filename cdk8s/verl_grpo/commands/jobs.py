@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..jobs.verbs import add_job_verbs
-from ..values.derive import DeploySpec
 from .flags import profiles, request, values_flags
+
+if TYPE_CHECKING:
+    from ..values.derive import DeploySpec
 
 
 def add(verbs: argparse._SubParsersAction) -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from .. import VERL_VERSION, __version__
+from .. import VERL_VERSION, __version__, cache
 from ..app import render
 from ..constructs.base import SPEC_DEFINE
 from ..values.cross_rules import rules_template
@@ -277,6 +278,17 @@ HELMIGNORE = """\
 
 
 def chart_files() -> ChartFiles:
+    """The chart depends on this package's code and data alone, so it is cached by their digest
+    (cache.py): deriving its templates renders every variant, 32 charts through jsii."""
+    digest = cache.key(["chart"])
+    if (hit := cache.read("chart", digest)) is not None:
+        return ChartFiles(hit["files"], hit["template_count"])
+    chart = derive_chart_files()
+    cache.write("chart", digest, dataclasses.asdict(chart))
+    return chart
+
+
+def derive_chart_files() -> ChartFiles:
     tpl = templates()
     files = {
         "Chart.yaml": chart_yaml(),

@@ -11,8 +11,7 @@ from typing import Any
 import jsonschema
 from referencing import Registry, Resource
 
-# GKE's regular channel runs 1.34 at the end of 2026; `--kube-version` picks another minor.
-DEFAULT_KUBE_VERSION = "1.34"
+from . import DEFAULT_KUBE_VERSION  # noqa: F401 - re-exported: the validator's default
 
 
 def _schema_dir(version: str) -> Any:

@@ -29,29 +29,41 @@ class UnreadableInput(Exception):
 def read_documents(paths: list[Path]) -> list[Document]:
     """Every object in `paths` (files, folders, `-` for stdin); input with no object at all is an
     error, as a validation that checked nothing must not pass."""
+    return parse(read_sources(paths))
+
+
+Sources = list[tuple[str, list[tuple[str, str]]]]
+
+
+def read_sources(paths: list[Path]) -> Sources:
+    """Each path as given -> its manifest files' (name, text), unparsed: the validation cache is
+    keyed by the text, so that a hit parses nothing."""
+    return [(str(root), [("stdin", sys.stdin.read())] if str(root) == "-" else _read(root)) for root in paths]
+
+
+def parse(sources: Sources) -> list[Document]:
     docs: list[Document] = []
-    for root in paths:
-        found = _documents("stdin", sys.stdin.read()) if str(root) == "-" else _read(root)
+    for root, files in sources:
+        found = [doc for name, text in files for doc in _documents(name, text)]
         if not found:
             raise UnreadableInput(f"{root}: no Kubernetes objects to validate")
         docs += found
     return docs
 
 
-def _read(root: Path) -> list[Document]:
+def _read(root: Path) -> list[tuple[str, str]]:
     if not root.exists():
         raise UnreadableInput(f"{root}: no such file or directory")
-    docs: list[Document] = []
     files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
+    texts = []
     for path in files:
         if path.suffix not in SUFFIXES or path.name in NOT_MANIFESTS:
             continue
         try:
-            text = path.read_text(encoding="utf-8")
+            texts.append((str(path), path.read_text(encoding="utf-8")))
         except UnicodeDecodeError as e:
             raise UnreadableInput(f"{path}: not UTF-8 text ({e.reason})") from e
-        docs += _documents(str(path), text)
-    return docs
+    return texts
 
 
 def _documents(source: str, text: str) -> list[Document]:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import bashlex
+from .bash_grammar import import_bashlex
+
+bashlex = import_bashlex()
 
 # Node kinds that mean "more than one plain command".
 SPLITTING = {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from ..problems import Problem
 from . import builtin, crds, operator_rules, set_rules
 from .documents import Document
 from .findings import dotted, finding
+from .results import default_crd_dirs
 
 CLUSTER_SCOPED_BUILTINS = {
     "Namespace",
@@ -32,11 +32,6 @@ CLUSTER_SCOPED_BUILTINS = {
     "MutatingWebhookConfiguration",
 }
 MESSAGE_LIMIT = 240
-
-
-def default_crd_dirs() -> list[Path]:
-    """$VERL_GRPO_CRDS (path-separated): CRD folders beside the package's own (crds.BUNDLE)."""
-    return [Path(p) for p in os.environ.get("VERL_GRPO_CRDS", "").split(os.pathsep) if p]
 
 
 class ManifestValidator:

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from ..constructs.runtime_env import all_overrides, hydra_settings
 from ..problems import Problem
-from ..values.derive import DeploySpec
-from ..values.quantity import parse_quantity
-from .config import compose
-from .rules import check
+
+if TYPE_CHECKING:  # imported where used: every CLI start imports .config for --verl-version's choices
+    from ..values.derive import DeploySpec
 
 
 def training_problems(spec: DeploySpec, verl_version: str) -> list[Problem]:
+    from ..constructs.runtime_env import all_overrides, hydra_settings
+    from ..values.quantity import parse_quantity
+    from .config import compose
+    from .rules import check
+
     cfg = compose(verl_version, all_overrides(spec))
     problems = check(cfg, ray_cpus_per_node=float(parse_quantity(spec.derived.worker_cpu)))
     # A verl key the kit sets from a values key is reported under the values key (what the user

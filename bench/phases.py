@@ -1,0 +1,86 @@
+"""Where `verl-grpo generate`'s time goes, phase by phase, in one process (medians of N runs, each
+in a fresh interpreter, since most of the cost is paid once per process).
+
+.venv/bin/python bench/phases.py --runs 5 [--cold]   # --cold: an empty cache folder (cache.py)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+ONE_RUN = """
+import json, sys, time
+from pathlib import Path
+laps, last = {}, time.perf_counter()
+def lap(name):
+    global last
+    now = time.perf_counter(); laps[name] = now - last; last = now
+import cdk8s
+lap("jsii start (import cdk8s: node, assemblies)")
+from verl_grpo import pipeline
+from verl_grpo.profiles import shipped_profiles
+from verl_grpo.render.atomic import TreeWrite, write_trees
+from verl_grpo.render.chart import chart_files
+from verl_grpo.render.dist import DIST_SETS, dist_files
+from verl_grpo.render.overlays import overlay_files
+from verl_grpo.verl_check import training_problems
+lap("import verl_grpo")
+specs = {p.name: pipeline.load_spec(p.layer(), (), DIST_SETS) for p in shipped_profiles()}
+lap("values + rules, 8 profiles")
+for spec in specs.values():
+    training_problems(spec, pipeline.VERL_VERSION)
+lap("verl checks, 8 profiles")
+from verl_grpo.app import render
+rendered = render(specs)
+lap("synthesis, 8 profiles (jsii)")
+problems = pipeline._invalid(rendered)
+lap("validation of the output")
+chart = chart_files()
+lap("chart (templates, values, schema)")
+overlays = overlay_files()
+lap("overlays")
+dist = dist_files({n: pipeline.Rendering(specs[n], rendered[n]) for n in specs})
+lap("dist/ files (YAML dump)")
+root = Path(sys.argv[1])
+write_trees(root, {"dist": TreeWrite(dist), "charts/verl-grpo": TreeWrite(chart.files), "overlays": TreeWrite(overlays)})
+lap("file writes (stage + swap)")
+print(json.dumps(laps))
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--cold", action="store_true", help="every run with an empty cache folder")
+    args = parser.parse_args()
+    runs = []
+    for _ in range(args.runs):
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {**os.environ, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20"}
+            if args.cold:
+                env["XDG_CACHE_HOME"] = f"{tmp}/cache"
+            done = subprocess.run(
+                [sys.executable, "-c", ONE_RUN, f"{tmp}/out"],
+                env=env,
+                cwd=REPO,
+                check=True,
+                capture_output=True,
+            )
+            runs.append(json.loads(done.stdout.decode().strip().splitlines()[-1]))
+    print(f"| phase ({'cold' if args.cold else 'warm'} cache, median of {args.runs}) | s |")
+    print("|---|---:|")
+    for phase in runs[0]:
+        print(f"| {phase} | {statistics.median(r[phase] for r in runs):.3f} |")
+    print(f"| total | {statistics.median(sum(r.values()) for r in runs):.3f} |")
+
+
+if __name__ == "__main__":
+    main()
