@@ -50,7 +50,8 @@ lap("overlays")
 dist = dist_files({n: pipeline.Rendering(specs[n], rendered[n]) for n in specs})
 lap("dist/ files (YAML dump)")
 root = Path(sys.argv[1])
-write_trees(root, {"dist": TreeWrite(dist), "charts/verl-grpo": TreeWrite(chart.files), "overlays": TreeWrite(overlays)})
+trees = {"dist": dist, "charts/verl-grpo": chart.files, "overlays": overlays}
+write_trees(root, {path: TreeWrite(files) for path, files in trees.items()})
 lap("file writes (stage + swap)")
 print(json.dumps(laps))
 """
