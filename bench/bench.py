@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import phases
+
 REPO = Path(__file__).resolve().parent.parent
 BIN = REPO / ".venv" / "bin"
 PY = str(BIN / "python")
@@ -27,6 +29,16 @@ ENV = {
     "PATH": f"{BIN}:{os.environ['PATH']}",
 }
 
+# A bucket name, as every deploying verb requires one (rule bucket-named).
+SYNTH = [str(BIN / "verl-grpo"), "synth", "-f", str(REPO / "tests" / "dist-bucket.yaml")]
+HELM_TEMPLATE = [
+    str(BIN / "helm"),
+    "template",
+    "verl",
+    "charts/verl-grpo",
+    "-f",
+    str(REPO / "tests" / "dist-bucket.yaml"),
+]
 BARE_CDK8S = """
 import cdk8s
 app = cdk8s.App()
@@ -104,22 +116,18 @@ def measure(runs: int) -> None:
         cases = {
             "python -c 'import cdk8s'": [PY, "-c", "import cdk8s"],
             "bare cdk8s synth, 1 object (jsii floor)": [PY, "-c", BARE_CDK8S],
-            "verl-grpo synth (8 profiles -> dist/)": [str(BIN / "verl-grpo"), "synth", "-o", f"{tmp}/dist"],
+            "verl-grpo synth (8 profiles -> dist/)": [*SYNTH, "-o", f"{tmp}/dist"],
             "verl-grpo generate (main command)": [str(BIN / "verl-grpo"), "generate", "--root", tmp],
             "verl-grpo synth, 1 profile": [
-                str(BIN / "verl-grpo"),
-                "synth",
+                *SYNTH,
                 "--profile",
                 "h200-standard",
                 "-o",
                 f"{tmp}/one",
             ],
-            "helm template (chart defaults)": [str(BIN / "helm"), "template", "verl", "charts/verl-grpo"],
+            "helm template (chart defaults)": [*HELM_TEMPLATE],
             "helm template -f overlays/h200/values.yaml": [
-                str(BIN / "helm"),
-                "template",
-                "verl",
-                "charts/verl-grpo",
+                *HELM_TEMPLATE,
                 "-f",
                 "overlays/h200/values.yaml",
             ],
@@ -164,6 +172,10 @@ def measure(runs: int) -> None:
         results["control plane start + stop from cache (5 processes, KubeRay CRDs)"] = median_seconds(
             [PY, "-c", start_stop], args.runs
         )
+        generate = [str(BIN / "verl-grpo"), "generate", "--root", tmp]
+        results["verl-grpo generate (cold: empty cache, the chart derived)"] = median_seconds(
+            generate, args.runs, True
+        )
         validate = [str(BIN / "verl-grpo"), "validate", "dist"]
         results["verl-grpo validate dist/ (cold: no CRD cache)"] = median_seconds(validate, args.runs, True)
         results["verl-grpo validate dist/ (warm)"] = median_seconds(validate, args.runs)
@@ -177,6 +189,9 @@ def measure(runs: int) -> None:
     print("|---|---:|---:|---:|")
     for name, seconds in results.items():
         print(f"| {name} | {seconds:.3f} | {seconds / floor:.2f} | {seconds / helm:.2f} |")
+    print("\n`verl-grpo generate` phase by phase (bench/phases.py, sequential, no start-up overlap):\n")
+    print(phases.table(args.runs, cold=False) + "\n")
+    print(phases.table(args.runs, cold=True))
     print("\nScaling: N renderings (synth + validation + verl checks) in one process, median of 3:\n")
     print("| renderings | median s | s per rendering | peak MB python | peak MB node (jsii) |")
     print("|---:|---:|---:|---:|---:|")

@@ -57,16 +57,12 @@ print(json.dumps(laps))
 """
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--cold", action="store_true", help="every run with an empty cache folder")
-    args = parser.parse_args()
-    runs = []
-    for _ in range(args.runs):
+def table(runs: int, cold: bool) -> str:
+    laps = []
+    for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
             env = {**os.environ, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20"}
-            if args.cold:
+            if cold:
                 env["XDG_CACHE_HOME"] = f"{tmp}/cache"
             done = subprocess.run(
                 [sys.executable, "-c", ONE_RUN, f"{tmp}/out"],
@@ -75,12 +71,19 @@ def main() -> None:
                 check=True,
                 capture_output=True,
             )
-            runs.append(json.loads(done.stdout.decode().strip().splitlines()[-1]))
-    print(f"| phase ({'cold' if args.cold else 'warm'} cache, median of {args.runs}) | s |")
-    print("|---|---:|")
-    for phase in runs[0]:
-        print(f"| {phase} | {statistics.median(r[phase] for r in runs):.3f} |")
-    print(f"| total | {statistics.median(sum(r.values()) for r in runs):.3f} |")
+            laps.append(json.loads(done.stdout.decode().strip().splitlines()[-1]))
+    lines = [f"| phase ({'cold' if cold else 'warm'} cache, median of {runs}) | s |", "|---|---:|"]
+    lines += [f"| {phase} | {statistics.median(r[phase] for r in laps):.3f} |" for phase in laps[0]]
+    lines.append(f"| total | {statistics.median(sum(r.values()) for r in laps):.3f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--cold", action="store_true", help="every run with an empty cache folder")
+    args = parser.parse_args()
+    print(table(args.runs, args.cold))
 
 
 if __name__ == "__main__":

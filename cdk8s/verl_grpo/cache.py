@@ -8,6 +8,7 @@ cannot be read or written only costs time.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -68,4 +69,5 @@ def write(kind: str, digest: str, value: Any) -> None:
         tmp.write_text(json.dumps(value))
         os.replace(tmp, folder / f"{digest}.json")  # readers see the whole entry or none
     except OSError:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)

@@ -396,9 +396,9 @@ def test_synth_refuses_to_write_invalid_output(tmp_path, monkeypatch, capsys):
 def test_crd_schemas_are_cached_between_runs(tmp_path, monkeypatch):
     from verl_grpo.validate import crds
 
-    monkeypatch.setattr(crds, "CACHE_DIR", tmp_path / "cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     first = crds.load_crds([SHARED / "crds"])
-    assert len(list((tmp_path / "cache").glob("*.json"))) == 1 + 6  # the bundle, then each file
+    assert len(list((tmp_path / "verl-grpo" / "crds").glob("*.json"))) == 1 + 6  # the bundle, each file
     again = crds.load_crds([SHARED / "crds"])
     assert {k: v.strict for k, v in first.items()} == {k: v.strict for k, v in again.items()}
     assert ("ray.io/v1", "RayJob") in first and ("networking.gke.io/v1", "Network") in first

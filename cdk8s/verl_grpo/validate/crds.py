@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import copy
 import gzip
-import hashlib
 import json
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -22,12 +20,12 @@ from typing import Any
 
 import jsonschema
 
+from .. import cache as results_cache
 from ..yaml_io import load_all
 from .findings import dotted
 
 INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
-CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "verl-grpo" / "crds"
-CACHE_FORMAT = 2
+CACHE_KIND = "crds"
 
 
 @dataclass
@@ -232,15 +230,10 @@ def without_descriptions(node: Any) -> Any:
 
 
 def _strict_rows(raw: bytes, rows: Callable[[], list[dict[str, Any]]]) -> list[CustomKind]:
-    """Parsing a 1 MB CRD costs far more than reading its strict form back: cache by content hash."""
-    digest = hashlib.sha256(raw + str(CACHE_FORMAT).encode()).hexdigest()[:32]
-    cached = CACHE_DIR / f"{digest}.json"
-    if cached.is_file():
-        out = json.loads(cached.read_text())
-    else:
+    """Parsing a 1 MB CRD costs far more than reading its strict form back: cached by its bytes."""
+    digest = results_cache.key([CACHE_KIND, raw])
+    out = results_cache.read(CACHE_KIND, digest)
+    if out is None:
         out = [{**row, "strict": strict_schema(row["schema"])} for row in rows()]
-        CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(out))
-        os.replace(tmp, cached)
+        results_cache.write(CACHE_KIND, digest, out)
     return [CustomKind(**row) for row in out]
