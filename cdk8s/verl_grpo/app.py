@@ -12,7 +12,7 @@ require_node()  # before the first import of cdk8s starts jsii's node kernel
 
 import cdk8s
 
-from .constructs.base import ManifestConstruct
+from .constructs.base import ManifestConstruct, Recorder
 from .constructs.data_prep_job import DataPrepJob
 from .constructs.gcs_fuse_storage import GcsFuseStorage
 from .constructs.grpo_ray_job import GrpoRayJob
@@ -34,31 +34,27 @@ def top_labels(spec: DeploySpec) -> dict[str, str]:
     }
 
 
+def parts(scope: cdk8s.Chart | Recorder, spec: DeploySpec) -> list[ManifestConstruct]:
+    """Everything one run needs, in the order its objects are written."""
+    network = NetworkMapping(scope, "network", spec)
+    identity = TrainingIdentity(scope, "identity", spec)
+    storage = GcsFuseStorage(scope, "storage", spec)
+    preflight = PreflightScript(scope, "preflight", spec)
+    cluster = VerlRayCluster(
+        scope, "cluster", spec, storage=storage, network=network, identity=identity, preflight=preflight
+    )
+    job = GrpoRayJob(scope, "job", spec, cluster=cluster)
+    policy = RayNetworkPolicy(scope, "policy", spec)
+    data_prep = DataPrepJob(scope, "data-prep", spec, storage=storage, identity=identity)
+    return [network, identity, storage, preflight, cluster, job, policy, data_prep]
+
+
 class VerlGrpoChart(cdk8s.Chart):
     """Everything one run needs. No chart namespace: it would stamp cluster-scoped objects too."""
 
     def __init__(self, scope: cdk8s.App, id: str, spec: DeploySpec) -> None:
         super().__init__(scope, id, disable_resource_name_hashes=True, labels=top_labels(spec))
-        network = NetworkMapping(self, "network", spec)
-        identity = TrainingIdentity(self, "identity", spec)
-        storage = GcsFuseStorage(self, "storage", spec)
-        preflight = PreflightScript(self, "preflight", spec)
-        cluster = VerlRayCluster(
-            self, "cluster", spec, storage=storage, network=network, identity=identity, preflight=preflight
-        )
-        job = GrpoRayJob(self, "job", spec, cluster=cluster)
-        policy = RayNetworkPolicy(self, "policy", spec)
-        data_prep = DataPrepJob(self, "data-prep", spec, storage=storage, identity=identity)
-        self.parts: list[ManifestConstruct] = [
-            network,
-            identity,
-            storage,
-            preflight,
-            cluster,
-            job,
-            policy,
-            data_prep,
-        ]
+        self.parts = parts(self, spec)
 
 
 @dataclass(frozen=True)
@@ -68,18 +64,27 @@ class RenderedObject:
     includes: dict[str, str] = field(default_factory=dict)  # chart: {path/in/object: define name}
 
 
-def objects_of(chart: VerlGrpoChart) -> list[RenderedObject]:
-    """All manifests in one jsii call, paired with the keys the constructs recorded."""
-    manifests = chart.to_json()
-    keys = [key for part in chart.parts for key in part.object_keys]
+def objects_of(chart_parts: list[ManifestConstruct], manifests: list[dict[str, Any]]) -> list[RenderedObject]:
+    """The manifests paired with the keys the constructs recorded."""
+    keys = [key for part in chart_parts for key in part.object_keys]
     assert [kind for _, kind in keys] == [m["kind"] for m in manifests], "object order changed"
-    includes = {k: i for part in chart.parts for k, i in part.includes.items()}
+    includes = {k: i for part in chart_parts for k, i in part.includes.items()}
     return [
         RenderedObject(key, m, includes.get(key, {})) for (key, _), m in zip(keys, manifests, strict=True)
     ]
 
 
 def render(specs: dict[str, DeploySpec]) -> dict[str, list[RenderedObject]]:
+    """Through cdk8s: all charts in one app, each chart's manifests in one jsii call."""
     app = cdk8s.App()
     charts = {name: VerlGrpoChart(app, name, spec) for name, spec in specs.items()}
-    return {name: objects_of(chart) for name, chart in charts.items()}
+    return {name: objects_of(chart.parts, chart.to_json()) for name, chart in charts.items()}
+
+
+def record(specs: dict[str, DeploySpec]) -> dict[str, list[RenderedObject]]:
+    """The same objects, kept in Python (constructs/base.py Recorder): no jsii call."""
+    out = {}
+    for name, spec in specs.items():
+        chart_parts = parts(Recorder(top_labels(spec)), spec)
+        out[name] = objects_of(chart_parts, [m for part in chart_parts for m in part.manifests])
+    return out

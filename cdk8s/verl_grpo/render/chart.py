@@ -10,7 +10,7 @@ from importlib import resources
 from typing import Any
 
 from .. import VERL_VERSION, __version__, cache
-from ..app import render
+from ..app import record
 from ..constructs.base import SPEC_DEFINE
 from ..values.cross_rules import rules_template
 from ..values.derive import CHART_NAME, Release, deploy_spec
@@ -58,7 +58,7 @@ def templates() -> dict[str, str]:
         name = f"variant-{i}"
         tables[name] = table
         specs[name] = deploy_spec(values, release, MarkerOps(table))
-    rendered = render(specs)
+    rendered = record(specs)  # no jsii: 32 variants, ~900 objects
     per_key: dict[str, dict[Combo, Any]] = {}
     defines: dict[str, dict[Combo, Any]] = {}  # named template -> its subtree per combo
     for i, combo in enumerate(combos(dims)):
