@@ -10,7 +10,6 @@ from importlib import resources
 from typing import Any
 
 from .. import VERL_VERSION, __version__, cache
-from ..app import record
 from ..constructs.base import SPEC_DEFINE
 from ..values.cross_rules import rules_template
 from ..values.derive import CHART_NAME, Release, deploy_spec
@@ -58,6 +57,8 @@ def templates() -> dict[str, str]:
         name = f"variant-{i}"
         tables[name] = table
         specs[name] = deploy_spec(values, release, MarkerOps(table))
+    from ..app import record  # the constructs import cdk8s: not before a cached chart is missed
+
     rendered = record(specs)  # no jsii: 32 variants, ~900 objects
     per_key: dict[str, dict[Combo, Any]] = {}
     defines: dict[str, dict[Combo, Any]] = {}  # named template -> its subtree per combo
