@@ -14,6 +14,7 @@ from pathlib import Path
 
 from verl_grpo.pipeline import Request, synthesize
 from verl_grpo.profiles import find_profile
+from verl_grpo.render.dist import DIST_SETS  # a bucket name (rule bucket-named)
 from verl_grpo.values.derive import Release
 
 
@@ -33,7 +34,9 @@ def child_peak_kb() -> list[int]:
 def main(count: int) -> None:
     start = time.perf_counter()
     layer = find_profile("b200-standard").layer()
-    requests = [Request(f"r{i}", layer, release=Release(f"r{i}", "default")) for i in range(count)]
+    requests = [
+        Request(f"r{i}", layer, sets=DIST_SETS, release=Release(f"r{i}", "default")) for i in range(count)
+    ]
     synthesize(requests)
     seconds = time.perf_counter() - start
     python_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
