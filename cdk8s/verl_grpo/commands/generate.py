@@ -23,9 +23,6 @@ def add(verbs: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Render and validate all of it first, then swap the three trees in together."""
-    from ..node_runtime import start_in_background
-
-    start_in_background()  # node starts while the values are checked
     from .. import __version__
     from ..pipeline import Request, synthesize
     from ..profiles import shipped_profiles

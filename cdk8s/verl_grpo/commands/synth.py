@@ -44,9 +44,6 @@ def unwritable_folder(path: Path) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..node_runtime import start_in_background
-
-    start_in_background()  # node starts while the values are checked
     from ..pipeline import synthesize
     from ..render.atomic import write_tree
     from ..render.dist import dist_files
