@@ -25,13 +25,18 @@ from .values.derive import CHART_NAME, DeploySpec
 
 
 def top_labels(spec: DeploySpec) -> dict[str, str]:
-    return {
-        "app.kubernetes.io/name": CHART_NAME,
-        "app.kubernetes.io/instance": spec.release.name,
-        "app.kubernetes.io/managed-by": "Helm",
-        "app.kubernetes.io/part-of": CHART_NAME,
-        "helm.sh/chart": spec.chart_label,
-    }
+    """Every object's labels (cdk8s's chart labels); an object may add its own beside them."""
+    values = (CHART_NAME, spec.release.name, "Helm", CHART_NAME, spec.chart_label)
+    return dict(zip(TOP_LABEL_KEYS, values, strict=True))
+
+
+TOP_LABEL_KEYS = (
+    "app.kubernetes.io/name",
+    "app.kubernetes.io/instance",
+    "app.kubernetes.io/managed-by",
+    "app.kubernetes.io/part-of",
+    "helm.sh/chart",
+)
 
 
 def parts(scope: cdk8s.Chart | Recorder, spec: DeploySpec) -> list[ManifestConstruct]:

@@ -17,4 +17,3 @@ def require_node() -> None:
             f"{node} (Node.js 20, which cdk8s runs on) is not on PATH: "
             "install it (README.md, 'The two commands')",
         )
-

@@ -54,7 +54,7 @@ class Recorder:
         self.labels = labels
 
     def manifest(self, api_version: str, kind: str, metadata: dict[str, Any], body: dict[str, Any]) -> dict:
-        meta = _sanitized({**metadata, "labels": self.labels})
+        meta = _sanitized({**metadata, "labels": {**self.labels, **(metadata.get("labels") or {})}})
         return {"apiVersion": api_version, "kind": kind, "metadata": meta, **body}
 
 
@@ -93,16 +93,19 @@ class ManifestConstruct:
         wave: str = WAVE_PREREQUISITES,
         spec_template: str | None = None,
         shared: dict[str, str] | None = None,
+        labels: dict[str, str] | None = None,
         body: dict[str, Any],
     ) -> None:
         """`skips`: the checkov checks this object is exempt from, each with its reason.
         `spec_template`: the chart keeps the spec in `<it>.spec` and its digest in `<it>.digest`
-        (Ops.spec_digest); `shared`: {path/in/object: define} for subtrees other objects hold too."""
+        (Ops.spec_digest); `shared`: {path/in/object: define} for subtrees other objects hold too;
+        `labels`: the object's own, beside the chart's (the chart writes them after its include)."""
         api_version, namespaced = KINDS[kind]
         metadata = {
             "name": name,
             "namespace": self.namespace if namespaced else None,
             "annotations": {SYNC_WAVE: wave, **skip_annotations(skips or {})},
+            "labels": labels,
         }
         if self.recorder is not None:
             self.manifests.append(self.recorder.manifest(api_version, kind, metadata, body))

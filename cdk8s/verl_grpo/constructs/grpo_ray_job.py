@@ -9,6 +9,7 @@ from .base import WAVE_RUN, ManifestConstruct
 from .pod_security import NAMESPACED_EXCEPTIONS
 from .preflight_script import submit_config_map_name
 from .runtime_env import entrypoint, runtime_env_yaml
+from .scheduling import queue_labels
 from .verl_ray_cluster import CLUSTER_SPEC_TEMPLATE, VerlRayCluster
 
 # The chart's named templates for the RayJob: `<this>.spec` holds its spec, `<this>.digest` the
@@ -56,6 +57,7 @@ class GrpoRayJob(ManifestConstruct):
                     "spec/entrypoint": ENTRYPOINT_TEMPLATE,
                     "spec/runtimeEnvYAML": RUNTIME_ENV_TEMPLATE,
                 },
+                labels=queue_labels(spec),
                 body={"spec": ray_job_spec},
             )
         else:

@@ -1,5 +1,6 @@
 """Where pods run: CPU-only pods (Ray head, data preparation) per cluster mode, and the GPU
-workers per capacity (spot, reservation, flex-start, on-demand).
+workers per capacity (spot, reservation, flex-start, on-demand); with Kueue, the queue and the
+workers' topology.
 
 The GPU pool's gcloud flags (scripts/30-gpu-pool.sh, from `verl-grpo env`) and these selectors
 come from one table, values/capacity.py, so a pod can never ask for a node kind the pool lacks.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from ..values.capacity import gpu_selector_labels
 from ..values.derive import DeploySpec
+from ..values.kueue import QUEUE_LABEL, QUEUED_TOLERATION, TOPOLOGY_ANNOTATIONS
 from ..values.model import Values
 
 
@@ -29,3 +31,29 @@ def gpu_node_selector(spec: DeploySpec) -> dict[str, str]:
         selector["cloud.google.com/gke-accelerator-count"] = str(gpu.gpus_per_node)
     selector.update(gpu_selector_labels(v))
     return selector
+
+
+def queue_labels(spec: DeploySpec) -> dict[str, str] | None:
+    """The run's own labels: Kueue's queue, when queued (values/kueue.py)."""
+    q = spec.values.queue
+    return {QUEUE_LABEL: q.local_queue} if q.enabled else None
+
+
+def worker_annotations(spec: DeploySpec) -> dict[str, object]:
+    """Kueue topology-aware placement of the worker group, when queued and asked for."""
+    q = spec.values.queue
+    if not q.enabled:
+        return {}
+    out: dict[str, object] = {}
+    for mode, annotation in TOPOLOGY_ANNOTATIONS.items():
+        out.update(spec.ops.fields_if(q.topology.mode, mode, {annotation: q.topology.level}))
+    return out
+
+
+def worker_tolerations(spec: DeploySpec) -> object:
+    """The values' tolerations, and the queued-provisioning taint's when flex-start goes through
+    Kueue (its nodes carry cloud.google.com/gke-queued=true:NoSchedule)."""
+    v = spec.values
+    if v.queue.enabled and v.cluster.capacity == "flex-start":
+        return spec.ops.appended(v.worker.tolerations, [QUEUED_TOLERATION])
+    return v.worker.tolerations

@@ -21,7 +21,13 @@ from .pod_security import (
 )
 from .preflight_script import PreflightScript
 from .runtime_env import LD_LIBRARY_PATH
-from .scheduling import cpu_node_selector, gpu_node_selector
+from .scheduling import (
+    cpu_node_selector,
+    gpu_node_selector,
+    queue_labels,
+    worker_annotations,
+    worker_tolerations,
+)
 from .training_identity import TrainingIdentity
 
 # The GPU stack GKE installs on the node; mounted read-only, nothing else from the host. No
@@ -77,6 +83,7 @@ class VerlRayCluster(ManifestConstruct):
                 name=self.name,
                 wave=WAVE_RUN,  # GPUs only once the data is there (Argo CD; see base.py)
                 shared={"spec": CLUSTER_SPEC_TEMPLATE},
+                labels=queue_labels(spec),
                 body={"spec": self.spec},
             )
 
@@ -141,12 +148,13 @@ class VerlRayCluster(ManifestConstruct):
                         **storage.pod_annotations,
                         **network.pod_annotations,
                         **skip_annotations(WORKER_EXCEPTIONS),
+                        **worker_annotations(spec),
                     },
                 },
                 "spec": {
                     **hardened_pod(identity.name),
                     "nodeSelector": selector,
-                    "tolerations": v.worker.tolerations,
+                    "tolerations": worker_tolerations(spec),
                     "containers": [
                         {
                             "name": "ray-worker",

@@ -57,7 +57,7 @@ def templates() -> dict[str, str]:
         name = f"variant-{i}"
         tables[name] = table
         specs[name] = deploy_spec(values, release, MarkerOps(table))
-    from ..app import record  # the constructs import cdk8s: not before a cached chart is missed
+    from ..app import TOP_LABEL_KEYS, record  # the constructs import cdk8s: not before a cache miss
 
     rendered = record(specs)  # no jsii: 32 variants, ~900 objects
     per_key: dict[str, dict[Combo, Any]] = {}
@@ -73,6 +73,13 @@ def templates() -> dict[str, str]:
                 parent = tree
                 for key in parents:
                     parent = parent[key]
+                if define == LABELS_TEMPLATE:  # the chart's labels, then the object's own
+                    labels = parent[last]
+                    top = {k: v for k, v in labels.items() if k in TOP_LABEL_KEYS}
+                    defines.setdefault(define, {})[combo] = top
+                    own = {k: v for k, v in labels.items() if k not in TOP_LABEL_KEYS}
+                    parent[last] = {f"{INCLUDE}{define}": None, **own}
+                    continue
                 defines.setdefault(define, {})[combo] = parent[last]
                 parent[last] = f"{INCLUDE}{define}"
             per_key.setdefault(obj.key, {})[combo] = tree
@@ -130,6 +137,11 @@ def include_specs(template: str, scalars: frozenset[str] = frozenset()) -> str:
         action = f'include "{name}" . | trimPrefix "\\n" | nindent {len(indent) + 2}'
         return f"{indent}{key}:\n{indent}  {{{{- {action} }}}}"
 
+    def include_keys(m: re.Match[str]) -> str:  # a define's keys among a mapping's own
+        indent, name = m[1], m[2]
+        return f'{indent}{{{{- include "{name}" . | trimPrefix "\\n" | nindent {len(indent)} }}}}'
+
+    template = re.sub(rf"^( *){INCLUDE}(\S+): null$", include_keys, template, flags=re.MULTILINE)
     return re.sub(rf"^( *)(\S+): {INCLUDE}(\S+)$", include, template, flags=re.MULTILINE)
 
 

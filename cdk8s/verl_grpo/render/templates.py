@@ -100,8 +100,11 @@ class _Merge:
                 having = {c: t[k] for c, t in trees.items() if k in t}
                 if len(having) == len(trees):
                     out[k] = self.tree(having, (*path, k))
+                elif isinstance(k, GatedKey):  # present in some variants, and then gated
+                    assert len({repr(v) for v in having.values()}) == 1, f"a gated key that varies: {k}"
+                    where = condition(set(having), self.dims, self.context)
+                    out[GatedKey(f"and ({where}) ({k.condition})", k.key)] = next(iter(having.values()))
                 else:  # a key missing in some variants
-                    assert not isinstance(k, GatedKey), f"a gated key that also varies: {k}"
                     out[k] = self.variants(having, (*path, k))
             return out
         if all(isinstance(v, list) for v in values) and len({len(v) for v in values}) == 1:
@@ -262,6 +265,10 @@ def condition(group: set[Combo], dims: list[Dimension], context: set[Combo] | No
     outside = everything - group
     if any(tuple(c[i] for i in relevant) in {tuple(g[i] for i in relevant) for g in group} for c in outside):
         guard = _guard(group, list(range(len(dims))), dims)  # the shortcut was too loose: be exact
+    if guard.startswith("(or ") and len(outside) < len(group):
+        # "all but these few" reads better as the negation of the few
+        negated = f"(not {condition(outside, dims, everything)})"
+        guard = min(guard, negated, key=len)
     return guard
 
 

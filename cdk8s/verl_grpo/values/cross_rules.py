@@ -19,6 +19,7 @@ from ..verl_check.steps import GSM8K_TRAIN_ROWS
 from .derive import worker_cpu_default, worker_memory_default
 from .expressions import QUANTITY_TEMPLATE, C, Expr, Lookup, Scope, V, op
 from .kuberay import NAME_MAX, SUBMISSION_MODE_SINCE
+from .kueue import FLEX_START_MAX_SECONDS
 from .machines import GIB, allocatable_cpu, allocatable_memory_gib, gpu_profiles
 from .model import DNS1035
 from .node_fit import (
@@ -298,6 +299,49 @@ def _mount_rules() -> tuple[CrossRule, ...]:
     return tuple(out)
 
 
+def _queue_rules() -> tuple[CrossRule, ...]:
+    """What Kueue and flex-start refuse (values/kueue.py has the sources)."""
+    queued = V("Values.queue.enabled")
+    return (
+        CrossRule(
+            "queue-needs-shutdown",
+            "job.shutdownAfterJobFinishes",
+            op(
+                "and",
+                queued,
+                op("eq", RUN_KIND, "RayJob"),
+                op("not", V("Values.job.shutdownAfterJobFinishes")),
+            ),
+            (
+                "must be true with queue.enabled: Kueue's webhook refuses a queued RayJob that keeps "
+                "its cluster",
+            ),
+        ),
+        CrossRule(
+            "topology-needs-queue",
+            "queue.topology.mode",
+            op("and", op("not", queued), op("ne", V("Values.queue.topology.mode"), "none")),
+            ("'", V("Values.queue.topology.mode"), "' needs queue.enabled: Kueue places the workers"),
+        ),
+        CrossRule(
+            "flex-start-run-length",
+            "job.activeDeadlineSeconds",
+            op(
+                "and",
+                op("eq", CAPACITY, "flex-start"),
+                op("eq", RUN_KIND, "RayJob"),
+                op("gt", V("Values.job.activeDeadlineSeconds"), FLEX_START_MAX_SECONDS),
+            ),
+            (
+                "",
+                V("Values.job.activeDeadlineSeconds"),
+                f" is longer than a flex-start VM runs ({FLEX_START_MAX_SECONDS} s, 7 days): the nodes "
+                "go before the run ends",
+            ),
+        ),
+    )
+
+
 RULES = (
     CrossRule(
         "zone-on-autopilot",
@@ -424,6 +468,7 @@ RULES = (
     ),
     *_autopilot_sidecar_rules(),
     *_verl_rules(),
+    *_queue_rules(),
 )
 
 

@@ -425,6 +425,42 @@ class Preflight(Model):
     )
 
 
+# The node labels GKE puts on A4 and A3 Ultra nodes, coarsest first, and the hostname: the levels
+# of a Kueue Topology on GKE (https://docs.cloud.google.com/ai-hypercomputer/docs/workloads/
+# schedule-gke-workloads-tas). Kueue reads a level from the pod template's
+# kueue.x-k8s.io/podset-required-topology or -preferred-topology annotation
+# (sigs.k8s.io/kueue apis/kueue/v1beta2/topology_types.go@v0.19.2).
+TOPOLOGY_LEVELS = (
+    "cloud.google.com/gce-topology-block",
+    "cloud.google.com/gce-topology-subblock",
+    "cloud.google.com/gce-topology-host",
+    "kubernetes.io/hostname",
+)
+
+
+class QueueTopology(Model):
+    mode: Literal["none", "preferred", "required"] = field(
+        "none",
+        "Kueue topology-aware placement of the GPU workers: 'required' admits the run only where "
+        "all workers fit under one value of `level`, 'preferred' tries to.",
+    )
+    level: Literal[TOPOLOGY_LEVELS] = field(  # type: ignore[valid-type]
+        "cloud.google.com/gce-topology-subblock",
+        "The node label all workers share: a GCE block, sub-block or host (GKE's topology labels).",
+    )
+
+
+class Queue(Model):
+    enabled: bool = field(
+        False,
+        "Queue the run with Kueue: the RayJob (or RayCluster) carries kueue.x-k8s.io/queue-name "
+        "and starts when Kueue admits it. Kueue v0.19 with its RayJob integration must run in "
+        "the cluster.",
+    )
+    local_queue: str = dns_name("verl", "The LocalQueue, in the release namespace, the run goes to.", 63)
+    topology: QueueTopology = section(QueueTopology, "Topology-aware placement (Kueue TAS).")
+
+
 class Values(Model):
     gpu: Gpu = section(Gpu, "GPU node type.")
     cluster: Cluster = section(Cluster, "GKE cluster settings.")
@@ -442,3 +478,4 @@ class Values(Model):
     training: Training = section(Training, "verl GRPO training settings.")
     data_prep: DataPrep = section(DataPrep, "In-cluster data preparation Job.")
     preflight: Preflight = section(Preflight, "Checks before verl starts.")
+    queue: Queue = section(Queue, "Kueue scheduling (optional).")

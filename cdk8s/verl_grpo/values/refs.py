@@ -144,6 +144,14 @@ class Ops:
         """`fields` when `version` (x.y.z) is at least `minimum`, else none of them."""
         return dict(fields) if version_at_least(version, minimum) else {}
 
+    def fields_if(self, leaf: object, equals: str, fields: dict[str, object]) -> dict[str, object]:
+        """`fields` when the leaf is `equals`, else none of them."""
+        return dict(fields) if leaf == equals else {}
+
+    def appended(self, leaf: object, items: list[object]) -> object:
+        """A list leaf with `items` after its own."""
+        return [*leaf, *items]  # type: ignore[misc]
+
     def leaves_digest(self, *leaves: object) -> str:
         """8 hex digits of sha256 over the leaves as Helm's `list ... | toJson` writes them."""
         return _digest(go_json(list(leaves)))
@@ -172,6 +180,17 @@ class MarkerOps(Ops):
         condition = f"semverCompare {json.dumps('>=' + minimum)} {expr.go}"
         return {self.table.gate(condition, key): value for key, value in fields.items()}
 
+    def fields_if(self, leaf: object, equals: str, fields: dict[str, object]) -> dict[str, object]:
+        expr = self.table.lookup(leaf)  # type: ignore[arg-type]
+        assert expr is not None, f"fields_if needs a marker leaf, got {leaf!r}"
+        condition = f"eq {expr.go} {json.dumps(equals)}"
+        return {self.table.gate(condition, key): value for key, value in fields.items()}
+
+    def appended(self, leaf: object, items: list[object]) -> object:
+        expr = self.table.lookup(leaf)  # type: ignore[arg-type]
+        assert expr is not None, f"appended needs a marker leaf, got {leaf!r}"
+        return self.table.add(f"(concat {expr.go} ({json.dumps(go_json(items))} | fromJsonArray))", "json")
+
     def spec_digest(self, spec: dict[str, object], template: str) -> str:
         return self.table.add(f"(include {json.dumps(template + '.digest')} .)", "str")
 
@@ -197,7 +216,7 @@ def version_at_least(version: str, minimum: str) -> bool:
 
 # Leaves whose values change the *structure* of the output (which objects, which fields).
 # They stay concrete in marker mode; the chart renders one guarded block per combination.
-VARIANT_KEYS: tuple[str, ...] = ("gpu.type", "cluster.mode", "cluster.capacity", "run.kind")
+VARIANT_KEYS: tuple[str, ...] = ("gpu.type", "cluster.mode", "cluster.capacity", "run.kind", "queue.enabled")
 # Switches that only decide whether whole objects exist: rendered on in marker mode, and each
 # template of an object whose key starts with the prefix is wrapped in `if .Values.<key>`.
 OBJECT_GATES: dict[str, str] = {"dataPrep.enabled": "data-prep-", "network.createObjects": "network-"}

@@ -126,6 +126,12 @@ workerGroupSpecs:
         checkov.io/skip7: CKV_K8S_43=the image is pinned by tag in values (image.tag); mirror it and pin a digest there
         checkov.io/skip8: 'CKV_K8S_15=a 30 GB image: IfNotPresent saves a registry round trip on each restart after preemption'
         checkov.io/skip9: CKV_K8S_37=GPUDirect RDMA (NCCL gIB plugin) keeps the default capabilities; NET_RAW is dropped
+        {{- if and (.Values.queue.enabled) (eq .Values.queue.topology.mode "required") }}
+        kueue.x-k8s.io/podset-required-topology: {{ .Values.queue.topology.level | toJson }}
+        {{- end }}
+        {{- if and (.Values.queue.enabled) (eq .Values.queue.topology.mode "preferred") }}
+        kueue.x-k8s.io/podset-preferred-topology: {{ .Values.queue.topology.level | toJson }}
+        {{- end }}
     spec:
       serviceAccountName: {{ .Values.serviceAccount.name | toJson }}
       automountServiceAccountToken: false
@@ -152,7 +158,11 @@ workerGroupSpecs:
         {{- if (eq .Values.cluster.mode "autopilot") }}
         topology.kubernetes.io/zone: {{ .Values.cluster.zone | toJson }}
         {{- end }}
+      {{- if (not (and (eq .Values.cluster.capacity "flex-start") .Values.queue.enabled)) }}
       tolerations: {{ .Values.worker.tolerations | toJson }}
+      {{- else }}
+      tolerations: {{ (concat .Values.worker.tolerations ("[{\"effect\":\"NoSchedule\",\"key\":\"cloud.google.com/gke-queued\",\"operator\":\"Equal\",\"value\":\"true\"}]" | fromJsonArray)) | toJson }}
+      {{- end }}
       containers:
       - name: ray-worker
         image: {{ list .Values.image.repository ":" .Values.image.tag | join "" | toJson }}

@@ -115,4 +115,13 @@
 {{- if (and (not (regexMatch "(?m)^[+~]*(data\\.train_batch_size|actor_rollout_ref\\.rollout\\.n|trainer\\.(n_gpus_per_node|nnodes)|actor_rollout_ref\\.actor\\.(use_dynamic_bsz|ppo_mini_batch_size|ppo_micro_batch_size(_per_gpu)?|ulysses_sequence_parallel_size))=" (join "\n" .Values.training.extraArgs))) (and (not (gt (int .Values.training.ppoMiniBatchSize) (int .Values.training.trainBatchSize))) (gt (int (div (mul .Values.training.ppoMiniBatchSize .Values.training.rolloutN) (mul .Values.worker.replicas (index (dict "b200" 8 "h200" 8) .Values.gpu.type)))) (int 0)) (ne (mod (int (div (mul .Values.training.ppoMiniBatchSize .Values.training.rolloutN) (mul .Values.worker.replicas (index (dict "b200" 8 "h200" 8) .Values.gpu.type)))) (int .Values.training.ppoMicroBatchSizePerGpu)) 0))) }}
 {{- fail (print "training.ppoMicroBatchSizePerGpu: " "the mini-batch per GPU (" (div (mul .Values.training.ppoMiniBatchSize .Values.training.rolloutN) (mul .Values.worker.replicas (index (dict "b200" 8 "h200" 8) .Values.gpu.type))) ") is not divisible by " .Values.training.ppoMicroBatchSizePerGpu " (verl fails at worker init, after the GPUs are allocated)" " [verl-micro-divides-mini]") }}
 {{- end }}
+{{- if (and .Values.queue.enabled (eq .Values.run.kind "RayJob") (not .Values.job.shutdownAfterJobFinishes)) }}
+{{- fail (print "job.shutdownAfterJobFinishes: " "must be true with queue.enabled: Kueue's webhook refuses a queued RayJob that keeps its cluster" " [queue-needs-shutdown]") }}
+{{- end }}
+{{- if (and (not .Values.queue.enabled) (ne .Values.queue.topology.mode "none")) }}
+{{- fail (print "queue.topology.mode: " "'" .Values.queue.topology.mode "' needs queue.enabled: Kueue places the workers" " [topology-needs-queue]") }}
+{{- end }}
+{{- if (and (eq .Values.cluster.capacity "flex-start") (eq .Values.run.kind "RayJob") (gt (int .Values.job.activeDeadlineSeconds) (int 604800))) }}
+{{- fail (print "job.activeDeadlineSeconds: " "" .Values.job.activeDeadlineSeconds " is longer than a flex-start VM runs (604800 s, 7 days): the nodes go before the run ends" " [flex-start-run-length]") }}
+{{- end }}
 {{- end }}

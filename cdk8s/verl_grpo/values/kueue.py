@@ -1,0 +1,33 @@
+"""Kueue and GKE facts the run's scheduling uses (sigs.k8s.io/kueue v0.19.2, GKE docs).
+
+- The queue label: `kueue.x-k8s.io/queue-name` on the RayJob or RayCluster (Kueue
+  pkg/controller/constants/constants.go QueueLabel@v0.19.2). Kueue's webhook suspends a labelled
+  RayJob on create and unsuspends it on admission (pkg/controller/jobs/rayjob/rayjob_webhook.go
+  Default@v0.19.2), so the kit renders no `suspend` (GitOps would fight Kueue over it).
+- A labelled RayJob must shut its cluster down when the job ends (validateCreate: "a kueue managed
+  job should have shutdownAfterJobFinishes set to true", rayjob_webhook.go@v0.19.2).
+- Topology: the pod template's `kueue.x-k8s.io/podset-required-topology` or
+  `-preferred-topology` annotation names a level (apis/kueue/v1beta2/topology_types.go@v0.19.2).
+- Flex-start through Kueue: the GPU pool is created with queued provisioning
+  (`--enable-queued-provisioning`, GKE 1.32.2-gke.1652000 or later,
+  https://docs.cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest); its nodes carry
+  the taint cloud.google.com/gke-queued=true:NoSchedule, which the workers tolerate; Kueue's
+  ProvisioningRequest admission check asks for the whole gang at once. A flex-start VM runs at
+  most 7 days (https://docs.cloud.google.com/kubernetes-engine/docs/how-to/dws-flex-start-training).
+"""
+
+from __future__ import annotations
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+TOPOLOGY_ANNOTATIONS = {
+    "required": "kueue.x-k8s.io/podset-required-topology",
+    "preferred": "kueue.x-k8s.io/podset-preferred-topology",
+}
+QUEUED_PROVISIONING_FLAG = "--enable-queued-provisioning"
+QUEUED_TOLERATION = {
+    "key": "cloud.google.com/gke-queued",
+    "operator": "Equal",
+    "value": "true",
+    "effect": "NoSchedule",
+}
+FLEX_START_MAX_SECONDS = 7 * 24 * 3600
