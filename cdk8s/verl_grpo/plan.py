@@ -9,7 +9,9 @@ from .preflight import model_billions
 from .problems import PLAN, Problem
 from .values.capacity import CAPACITIES
 from .values.derive import DeploySpec
+from .values.kueue import FLEX_START_MAX_SECONDS
 from .values.machines import GIB, allocatable_cpu, allocatable_memory_gib
+from .values.model import Values
 from .values.node_fit import GPU_NODE_DAEMONSETS, Amounts, amounts, cpu_pool
 from .values.quantity import parse_quantity
 from .values.rules import cpu_pool_pods, pod_sidecars
@@ -120,6 +122,10 @@ def make_plan(
         + CAPACITIES[v.cluster.capacity].idle_note,
     }
     warnings = list(problems)
+    max_hours = FLEX_START_MAX_SECONDS / 3600 if v.cluster.capacity == "flex-start" else None
+    if max_hours is not None and run["hours"] > max_hours:
+        longer = f"the run's {run['hours']:g} h exceed the {max_hours:g} h a flex-start VM runs"
+        warnings.append(Problem("warning", PLAN, "cluster.capacity", longer))
     if billions and memory["total_gb"] > gpu.gpu_memory_gb:
         too_much = (
             f"estimated {memory['total_gb']} GB per GPU exceeds the {gpu.gpu_memory_gb} GB of a {gpu.name}"
@@ -133,6 +139,8 @@ def make_plan(
             "gpus_per_node": per_node,
             "mode": v.cluster.mode,
             "capacity": v.cluster.capacity,
+            "scheduling": scheduling(v),
+            "max_run_hours": max_hours,
         },
         pods,
         ray,
@@ -143,6 +151,19 @@ def make_plan(
         cost,
         warnings,
     )
+
+
+def scheduling(v: Values) -> str:
+    """How the run gets its nodes: straight away, or queued in Kueue and placed by topology."""
+    q = v.queue
+    if not q.enabled:
+        return "no queue: pods go to the scheduler as soon as they exist"
+    how = f"Kueue LocalQueue {q.local_queue!r}: the run starts when Kueue admits it"
+    if v.cluster.capacity == "flex-start":
+        how += ", its GPU nodes requested all at once (ProvisioningRequest, queued provisioning)"
+    if q.topology.mode != "none":
+        how += f"; workers {q.topology.mode} within one {q.topology.level}"
+    return how
 
 
 def render_text(plan: Plan, width: int = 100) -> str:
@@ -157,6 +178,8 @@ def render_text(plan: Plan, width: int = 100) -> str:
         f"{g['type']} on {g['machine']}: {g['nodes']} nodes x {g['gpus_per_node']} GPUs "
         f"({g['mode']}, {g['capacity']})"
     )
+    limit = "" if g["max_run_hours"] is None else f" A flex-start VM runs at most {g['max_run_hours']:g} h."
+    console.print(f"Scheduling: {g['scheduling']}.{limit}", soft_wrap=True)
     pods = Table(
         "pod", "node", "cpu", "memory", "ephemeral", "node allocatable", title="Requests, sidecars included"
     )

@@ -7,8 +7,9 @@ Sources:
   "Run a small batch workload with GPUs and Flex-start VMs"
   (https://cloud.google.com/kubernetes-engine/docs/how-to/dws-flex-start-training): --flex-start
   --num-nodes 0 --enable-autoscaling --total-min-nodes 0 --location-policy ANY
-  --reservation-affinity none --no-enable-autorepair. Queued provisioning is NOT used: its nodes
-  come only for a ProvisioningRequest (docs/how-to/provisioningrequest), which nothing here makes.
+  --reservation-affinity none --no-enable-autorepair. Queued provisioning only with queue.enabled:
+  its nodes come only for a ProvisioningRequest (docs/how-to/provisioningrequest), which Kueue's
+  admission check makes (values/kueue.py).
 - Labels: GKE's cluster-autoscaler constants cloud.google.com/gke-spot and
   cloud.google.com/gke-flex-start ("true"); Autopilot reservations: cloud.google.com/reservation-name
   + cloud.google.com/reservation-affinity: "specific" ("Autopilot consumes specific reservations
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .kueue import QUEUED_PROVISIONING_FLAG
 from .model import Values
 
 # Every capacity scales the GPU pool from zero: idle 8-GPU nodes are removed by the autoscaler.
@@ -92,4 +94,6 @@ def pool_flags(v: Values, max_nodes: int) -> list[str]:
     """gcloud node-pools create flags for the GPU pool's capacity and autoscaling (Standard)."""
     c = CAPACITIES[v.cluster.capacity]
     flags = [f.replace("{reservation}", v.cluster.reservation) for f in c.pool_flags]
+    if v.cluster.capacity == "flex-start" and v.queue.enabled:
+        flags.append(QUEUED_PROVISIONING_FLAG)  # Kueue's ProvisioningRequest asks for the gang
     return [*flags, *AUTOSCALE_FLAGS, f"--total-max-nodes={max_nodes}"]

@@ -47,6 +47,8 @@ def used_features(v: Values) -> list[Feature]:
     ]
     if v.cluster.capacity == "flex-start":
         names.append("flex-start")
+        if v.queue.enabled:
+            names.append("queued-provisioning")
     if v.cluster.capacity == "reservation" and v.cluster.mode == "autopilot":
         names.append("autopilot-reservation-accelerator")
     gpu = gpu_profiles()[v.gpu.type]
