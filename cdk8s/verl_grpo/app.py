@@ -16,6 +16,7 @@ from .constructs.base import ManifestConstruct, Recorder
 from .constructs.data_prep_job import DataPrepJob
 from .constructs.gcs_fuse_storage import GcsFuseStorage
 from .constructs.grpo_ray_job import GrpoRayJob
+from .constructs.kueue_queue import KueueQueue
 from .constructs.network_mapping import NetworkMapping
 from .constructs.network_policy import RayNetworkPolicy
 from .constructs.preflight_script import PreflightScript
@@ -51,7 +52,8 @@ def parts(scope: cdk8s.Chart | Recorder, spec: DeploySpec) -> list[ManifestConst
     job = GrpoRayJob(scope, "job", spec, cluster=cluster)
     policy = RayNetworkPolicy(scope, "policy", spec)
     data_prep = DataPrepJob(scope, "data-prep", spec, storage=storage, identity=identity)
-    return [network, identity, storage, preflight, cluster, job, policy, data_prep]
+    queue = KueueQueue(scope, "queue", spec)
+    return [network, identity, storage, preflight, cluster, job, policy, data_prep, queue]
 
 
 class VerlGrpoChart(cdk8s.Chart):

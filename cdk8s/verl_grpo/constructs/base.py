@@ -8,6 +8,7 @@ from constructs import Construct
 
 import cdk8s
 
+from ..values.kueue import KUEUE_API
 from .pod_security import skip_annotations
 
 # Argo CD sync waves: a wave is applied only once every object of the waves before it is healthy
@@ -36,6 +37,13 @@ KINDS = {
     "RayCluster": ("ray.io/v1", True),
     "Network": ("networking.gke.io/v1", False),
     "GKENetworkParamSet": ("networking.gke.io/v1", False),
+    # Kueue v0.19.2 (values/kueue.py): only the LocalQueue is namespaced.
+    "LocalQueue": (KUEUE_API, True),
+    "ClusterQueue": (KUEUE_API, False),
+    "ResourceFlavor": (KUEUE_API, False),
+    "Topology": (KUEUE_API, False),
+    "AdmissionCheck": (KUEUE_API, False),
+    "ProvisioningRequestConfig": (KUEUE_API, False),
 }
 
 

@@ -324,6 +324,29 @@ def _queue_rules() -> tuple[CrossRule, ...]:
             ("'", V("Values.queue.topology.mode"), "' needs queue.enabled: Kueue places the workers"),
         ),
         CrossRule(
+            "objects-need-queue",
+            "queue.createObjects",
+            op("and", op("not", queued), V("Values.queue.createObjects")),
+            ("needs queue.enabled: Kueue's objects are rendered for a queued run",),
+        ),
+        CrossRule(
+            "queue-quota-fits",
+            "queue.gpuQuota",
+            op(
+                "and",
+                queued,
+                V("Values.queue.createObjects"),
+                op("gt", op("times", V("Values.worker.replicas"), GPUS_PER_NODE), V("Values.queue.gpuQuota")),
+            ),
+            (
+                "",
+                V("Values.queue.gpuQuota"),
+                " GPUs, but the run needs ",
+                op("times", V("Values.worker.replicas"), GPUS_PER_NODE),
+                " at once (worker.replicas x GPUs per node): Kueue would never admit it",
+            ),
+        ),
+        CrossRule(
             "flex-start-run-length",
             "job.activeDeadlineSeconds",
             op(

@@ -31,3 +31,14 @@ QUEUED_TOLERATION = {
     "effect": "NoSchedule",
 }
 FLEX_START_MAX_SECONDS = 7 * 24 * 3600
+
+KUEUE_API = "kueue.x-k8s.io/v1beta2"  # served and stored since v0.16 (config/components/crd/bases)
+# Kueue's objects are written in v1beta2 only: v1beta1 is deprecated and the raw CRDs carry no
+# conversion webhook. ClusterQueue v1beta2 takes admission checks only through
+# admissionChecksStrategy (apis/kueue/v1beta2/clusterqueue_types.go@v0.19.2).
+PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"  # GKE's ProvisioningRequest class
+GPU_RESOURCE = "nvidia.com/gpu"
+# The queue gates GPUs; the other resources its pods request must be covered by the ClusterQueue
+# (Kueue refuses a workload asking for an uncovered resource) and are set beyond any pool.
+COVERING_QUOTAS = {"cpu": "100000", "memory": "1000Ti", "ephemeral-storage": "10000Ti"}

@@ -459,6 +459,23 @@ class Queue(Model):
     )
     local_queue: str = dns_name("verl", "The LocalQueue, in the release namespace, the run goes to.", 63)
     topology: QueueTopology = section(QueueTopology, "Topology-aware placement (Kueue TAS).")
+    create_objects: bool = field(
+        False,
+        "Also render Kueue's objects: the LocalQueue, the ClusterQueue, a ResourceFlavor for the "
+        "GPU and one for the CPU nodes, the GKE Topology, and for flex-start the ProvisioningRequest "
+        "admission check. Off: the platform owns them (the ClusterQueue and flavors are "
+        "cluster-scoped, one set for every release).",
+    )
+    cluster_queue: str = dns_name(
+        "verl-gpu", "The ClusterQueue the LocalQueue points at (its name prefixes the flavors).", 50
+    )
+    gpu_quota: int = field(
+        16,
+        "GPUs the ClusterQueue admits at once (with createObjects); CPU, memory and disk quotas only "
+        "need to cover the pods and are set high.",
+        ge=1,
+        le=100000,
+    )
 
 
 class Values(Model):

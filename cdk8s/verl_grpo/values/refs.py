@@ -144,9 +144,11 @@ class Ops:
         """`fields` when `version` (x.y.z) is at least `minimum`, else none of them."""
         return dict(fields) if version_at_least(version, minimum) else {}
 
-    def fields_if(self, leaf: object, equals: str, fields: dict[str, object]) -> dict[str, object]:
-        """`fields` when the leaf is `equals`, else none of them."""
-        return dict(fields) if leaf == equals else {}
+    def fields_if(
+        self, leaf: object, equals: str, fields: dict[str, object], negate: bool = False
+    ) -> dict[str, object]:
+        """`fields` when the leaf is `equals` (is not, with `negate`), else none of them."""
+        return dict(fields) if (leaf == equals) != negate else {}
 
     def appended(self, leaf: object, items: list[object]) -> object:
         """A list leaf with `items` after its own."""
@@ -180,10 +182,12 @@ class MarkerOps(Ops):
         condition = f"semverCompare {json.dumps('>=' + minimum)} {expr.go}"
         return {self.table.gate(condition, key): value for key, value in fields.items()}
 
-    def fields_if(self, leaf: object, equals: str, fields: dict[str, object]) -> dict[str, object]:
+    def fields_if(
+        self, leaf: object, equals: str, fields: dict[str, object], negate: bool = False
+    ) -> dict[str, object]:
         expr = self.table.lookup(leaf)  # type: ignore[arg-type]
         assert expr is not None, f"fields_if needs a marker leaf, got {leaf!r}"
-        condition = f"eq {expr.go} {json.dumps(equals)}"
+        condition = f"{'ne' if negate else 'eq'} {expr.go} {json.dumps(equals)}"
         return {self.table.gate(condition, key): value for key, value in fields.items()}
 
     def appended(self, leaf: object, items: list[object]) -> object:
@@ -219,7 +223,11 @@ def version_at_least(version: str, minimum: str) -> bool:
 VARIANT_KEYS: tuple[str, ...] = ("gpu.type", "cluster.mode", "cluster.capacity", "run.kind", "queue.enabled")
 # Switches that only decide whether whole objects exist: rendered on in marker mode, and each
 # template of an object whose key starts with the prefix is wrapped in `if .Values.<key>`.
-OBJECT_GATES: dict[str, str] = {"dataPrep.enabled": "data-prep-", "network.createObjects": "network-"}
+OBJECT_GATES: dict[str, str] = {
+    "dataPrep.enabled": "data-prep-",
+    "network.createObjects": "network-",
+    "queue.createObjects": "queue-",
+}
 
 
 def marker_values(model_cls: type, table: MarkerTable, variant: dict[str, object], prefix: str = ""):

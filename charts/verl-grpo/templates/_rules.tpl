@@ -121,6 +121,12 @@
 {{- if (and (not .Values.queue.enabled) (ne .Values.queue.topology.mode "none")) }}
 {{- fail (print "queue.topology.mode: " "'" .Values.queue.topology.mode "' needs queue.enabled: Kueue places the workers" " [topology-needs-queue]") }}
 {{- end }}
+{{- if (and (not .Values.queue.enabled) .Values.queue.createObjects) }}
+{{- fail (print "queue.createObjects: " "needs queue.enabled: Kueue's objects are rendered for a queued run" " [objects-need-queue]") }}
+{{- end }}
+{{- if (and .Values.queue.enabled .Values.queue.createObjects (gt (int (mul .Values.worker.replicas (index (dict "b200" 8 "h200" 8) .Values.gpu.type))) (int .Values.queue.gpuQuota))) }}
+{{- fail (print "queue.gpuQuota: " "" .Values.queue.gpuQuota " GPUs, but the run needs " (mul .Values.worker.replicas (index (dict "b200" 8 "h200" 8) .Values.gpu.type)) " at once (worker.replicas x GPUs per node): Kueue would never admit it" " [queue-quota-fits]") }}
+{{- end }}
 {{- if (and (eq .Values.cluster.capacity "flex-start") (eq .Values.run.kind "RayJob") (gt (int .Values.job.activeDeadlineSeconds) (int 604800))) }}
 {{- fail (print "job.activeDeadlineSeconds: " "" .Values.job.activeDeadlineSeconds " is longer than a flex-start VM runs (604800 s, 7 days): the nodes go before the run ends" " [flex-start-run-length]") }}
 {{- end }}

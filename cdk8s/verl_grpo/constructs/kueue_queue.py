@@ -1,0 +1,122 @@
+"""Kueue's objects for the run's queue (queue.createObjects): where a platform has no queue yet.
+
+The LocalQueue the run is labelled with points at a ClusterQueue that covers the pods' resources
+with two ResourceFlavors: the CPU nodes first (the Ray head and the submitter fit there and get
+its node labels), then the GPU nodes, which alone have GPU quota. With topology placement the GPU
+flavor names a Topology of GKE's node labels; with flex-start the ClusterQueue runs Kueue's
+ProvisioningRequest admission check on the GPU flavor, so GKE provisions the whole gang at once
+(queued provisioning) before Kueue admits the run. Facts and sources: values/kueue.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from constructs import Construct
+
+from ..values.derive import DeploySpec
+from ..values.kueue import (
+    COVERING_QUOTAS,
+    GPU_RESOURCE,
+    KUEUE_API,
+    PROVISIONING_CONTROLLER,
+    QUEUED_PROVISIONING_CLASS,
+)
+from ..values.model import TOPOLOGY_LEVELS
+from .base import ManifestConstruct
+from .scheduling import cpu_node_selector, gpu_node_selector
+
+
+class KueueQueue(ManifestConstruct):
+    def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
+        super().__init__(scope, id, spec.release.namespace)
+        v, q = spec.values, spec.values.queue
+        if not (q.enabled and q.create_objects):
+            return
+        cq = q.cluster_queue
+        cpu_flavor, gpu_flavor, topology = f"{cq}-cpu", f"{cq}-gpu", f"{cq}-gke"
+        self.add_object(
+            "local-queue", kind="LocalQueue", name=q.local_queue, body={"spec": {"clusterQueue": cq}}
+        )
+        self.add_object(
+            "topology",
+            kind="Topology",
+            name=topology,
+            body={"spec": {"levels": [{"nodeLabel": label} for label in TOPOLOGY_LEVELS]}},
+        )
+        # A flavor with a topology places all its pods by it: only when placement is asked for.
+        placed = spec.ops.fields_if(q.topology.mode, "none", {"topologyName": topology}, negate=True)
+        self.add_object(
+            "cpu-flavor",
+            kind="ResourceFlavor",
+            name=cpu_flavor,
+            body={"spec": {"nodeLabels": cpu_node_selector(v)}},
+        )
+        self.add_object(
+            "gpu-flavor",
+            kind="ResourceFlavor",
+            name=gpu_flavor,
+            body={"spec": {"nodeLabels": gpu_node_selector(spec), **placed}},
+        )
+        checks: dict[str, Any] = {}
+        if v.cluster.capacity == "flex-start":
+            provisioning = f"{cq}-flex-start"
+            self.add_object(
+                "provisioning-config",
+                kind="ProvisioningRequestConfig",
+                name=provisioning,
+                body={
+                    "spec": {
+                        "provisioningClassName": QUEUED_PROVISIONING_CLASS,
+                        "managedResources": [GPU_RESOURCE],
+                    }
+                },
+            )
+            self.add_object(
+                "admission-check",
+                kind="AdmissionCheck",
+                name=provisioning,
+                body={
+                    "spec": {
+                        "controllerName": PROVISIONING_CONTROLLER,
+                        "parameters": {
+                            "apiGroup": KUEUE_API.split("/")[0],
+                            "kind": "ProvisioningRequestConfig",
+                            "name": provisioning,
+                        },
+                    }
+                },
+            )
+            checks = {
+                "admissionChecksStrategy": {
+                    "admissionChecks": [{"name": provisioning, "onFlavors": [gpu_flavor]}]
+                }
+            }
+        covered = [*COVERING_QUOTAS, GPU_RESOURCE]
+
+        def quotas(gpus: object) -> list[dict[str, object]]:
+            return [
+                *({"name": name, "nominalQuota": amount} for name, amount in COVERING_QUOTAS.items()),
+                {"name": GPU_RESOURCE, "nominalQuota": gpus},
+            ]
+
+        self.add_object(
+            "cluster-queue",
+            kind="ClusterQueue",
+            name=cq,
+            body={
+                "spec": {
+                    "namespaceSelector": {},  # every namespace; none would admit nothing
+                    "resourceGroups": [
+                        {
+                            "coveredResources": covered,
+                            "flavors": [
+                                {"name": cpu_flavor, "resources": quotas(0)},
+                                {"name": gpu_flavor, "resources": quotas(q.gpu_quota)},
+                            ],
+                        }
+                    ],
+                    **checks,
+                }
+            },
+        )
