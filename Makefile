@@ -31,7 +31,12 @@ GO_ENV := GOMODCACHE=$(CURDIR)/.cache/go/mod GOCACHE=$(CURDIR)/.cache/go/build G
 $(STRVALS): $(STAMP) $(wildcard tools/helm-strvals/*)
 	cd tools/helm-strvals && $(GO_ENV) go build -o $(CURDIR)/$@ .
 
-tools: $(TOOLS) $(STRVALS)
+# Kueue's CRDs from its Go module (the version in values/kueue.py), for the CRD bundle's test.
+KUEUE_CRDS := .cache/kueue-crds-$(shell sed -n 's/^KUEUE_VERSION = "\(.*\)".*/\1/p' cdk8s/verl_grpo/values/kueue.py)
+$(KUEUE_CRDS): $(STAMP) cdk8s/verl_grpo/values/kueue.py tools/kueue_crds.py
+	$(BIN)/python tools/kueue_crds.py
+
+tools: $(TOOLS) $(STRVALS) $(KUEUE_CRDS)
 
 # verl itself, as the oracle for `verl-grpo check` (slow tests): one venv per supported version.
 # PyPI's torch is the CUDA build (about 4.7 GB with its CUDA wheels; it runs on the CPU): it is

@@ -1,6 +1,6 @@
 """Writes the CRDs `verl-grpo validate` ships with (validate/crds.py BUNDLE) from the pinned CRD folders:
 
-    python tools/bundle_crds.py ../shared/crds cdk8s/verl_grpo/data/crds.json.gz
+    python tools/bundle_crds.py ../shared/crds $(python tools/kueue_crds.py) cdk8s/verl_grpo/data/crds.json.gz
 
 tests/validate/test_crds.py rebuilds it the same way and requires the same bytes.
 """
@@ -15,5 +15,5 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cdk8s"))
 from verl_grpo.validate.crds import bundle  # noqa: E402
 
 if __name__ == "__main__":
-    source, out = Path(sys.argv[1]), Path(sys.argv[2])
-    out.write_bytes(bundle([source]))
+    *sources, out = map(Path, sys.argv[1:])
+    out.write_bytes(bundle(sources))

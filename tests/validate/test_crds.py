@@ -15,16 +15,26 @@ from verl_grpo.validate.crds import BUNDLE, bundle, load_crds, without_descripti
 from ..conftest import REPO, SHARED
 
 
+def pinned_folders() -> list[Path]:
+    """../shared/crds and Kueue's CRDs from its Go module (tools/kueue_crds.py)."""
+    sys.path.insert(0, str(REPO / "tools"))
+    import kueue_crds
+
+    return [SHARED / "crds", kueue_crds.fetch()]
+
+
 def test_the_bundle_is_rebuilt_from_the_pinned_crds() -> None:
-    assert BUNDLE.read_bytes() == bundle([SHARED / "crds"]), (
-        "run: python tools/bundle_crds.py ../shared/crds cdk8s/verl_grpo/data/crds.json.gz"
+    assert BUNDLE.read_bytes() == bundle(pinned_folders()), (
+        "run: python tools/bundle_crds.py ../shared/crds $(python tools/kueue_crds.py) "
+        "cdk8s/verl_grpo/data/crds.json.gz"
     )
 
 
 def test_the_bundle_checks_what_the_crd_folders_check() -> None:
-    shipped, pinned = load_crds([]), load_crds([SHARED / "crds"])
+    shipped, pinned = load_crds([]), load_crds(pinned_folders())
     assert set(shipped) == set(pinned)
-    assert {kind for _, kind in shipped} >= {"RayCluster", "RayJob", "Network", "GKENetworkParamSet"}
+    kinds = {kind for _, kind in shipped}
+    assert kinds >= {"RayCluster", "RayJob", "Network", "GKENetworkParamSet", "ClusterQueue", "Topology"}
     for key, kind in pinned.items():  # descriptions are all the bundle leaves out
         assert shipped[key].schema == without_descriptions(kind.schema), key
     spec = shipped[("ray.io/v1", "RayJob")].schema["properties"]["spec"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -66,7 +67,20 @@ def strict_schema(node: Any) -> Any:
         out["maximum"] = min(node.get("maximum", high), high)
     if node.get("x-kubernetes-int-or-string") and "type" not in node and "anyOf" not in node:
         out["type"] = ["integer", "string"]
+    if isinstance(node.get("pattern"), str):
+        out["pattern"] = python_pattern(node["pattern"])
     return out
+
+
+# A flag group past the start, `^(?i)[a-z]...` (Kueue's AdmissionCheck, v0.19.2): Go's RE2 applies
+# it from there on; Python 3.11 takes global flags only first, and the scoped form `(?i:...)`.
+_LATE_FLAGS = re.compile(r"^(\^?)\(\?([a-zA-Z]+)\)(.*)$", re.DOTALL)
+
+
+def python_pattern(go: str) -> str:
+    """A CRD's pattern (Go RE2 syntax) as Python's `re` reads it the same way."""
+    m = _LATE_FLAGS.match(go)
+    return f"{m[1]}(?{m[2]}:{m[3]})" if m and m[1] else go
 
 
 def walk(schema: dict[str, Any], value: Any, path: tuple, visit: Callable[[dict, Any, tuple], None]) -> None:
@@ -156,7 +170,8 @@ def _cel(expr: str, value: Any) -> bool:
 
 # The CRDs `validate` needs by default, inside the package so that it works outside this
 # repository: the served versions' schemas of ../shared/crds (KubeRay v1.7.0, GKE networking; their
-# SOURCE.txt names the commits), descriptions dropped. A build product, not a second source: written
+# SOURCE.txt names the commits) and of the Kueue kinds the kit writes (sigs.k8s.io/kueue v0.19.2,
+# tools/kueue_crds.py), descriptions dropped. A build product, not a second source: written
 # by tools/bundle_crds.py, and tests/validate/test_crds.py rebuilds it and requires the same bytes.
 BUNDLE = Path(__file__).resolve().parents[1] / "data" / "crds.json.gz"
 DROPPED_KEYS = {"description"}

@@ -94,7 +94,7 @@ class ManifestValidator:
             cluster_scoped = kind in CLUSTER_SCOPED_BUILTINS
         else:
             crd_dirs = ", ".join(
-                ["the package's KubeRay v1.7.0 and GKE networking", *map(str, self.crd_dirs)]
+                ["the package's KubeRay v1.7.0, GKE networking and Kueue v0.19.2", *map(str, self.crd_dirs)]
             )
             add(
                 self.unknown_kind_severity,

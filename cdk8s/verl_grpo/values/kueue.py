@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+KUEUE_VERSION = "v0.19.2"  # the release whose API and CRDs the kit writes and validates against
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 TOPOLOGY_ANNOTATIONS = {
     "required": "kueue.x-k8s.io/podset-required-topology",

@@ -1,0 +1,71 @@
+"""Kueue's CRDs for the kinds the kit writes, from the Kueue Go module at the pinned version:
+
+    python tools/kueue_crds.py        # prints the folder: .cache/kueue-crds-<version>/
+
+The module comes from the Go module proxy into .cache/go/mod (as `make tools` keeps Go's caches);
+its config/components/crd/bases/ holds the CRDs (without the conversion webhook kustomize adds:
+the kit writes only v1beta2, the stored version). `tools/bundle_crds.py` ships them in the
+package's CRD bundle beside ../shared/crds. Written once per version: a present folder is whole.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "cdk8s"))
+
+from verl_grpo.values.kueue import KUEUE_VERSION  # noqa: E402
+
+MODULE = "sigs.k8s.io/kueue"
+KINDS = (
+    "admissionchecks",
+    "clusterqueues",
+    "localqueues",
+    "provisioningrequestconfigs",
+    "resourceflavors",
+    "topologies",
+)
+
+
+def folder() -> Path:
+    return REPO / ".cache" / f"kueue-crds-{KUEUE_VERSION}"
+
+
+def fetch() -> Path:
+    out = folder()
+    if out.is_dir():
+        return out
+    env = {
+        **os.environ,
+        "GOMODCACHE": str(REPO / ".cache" / "go" / "mod"),
+        "GOFLAGS": "-modcacherw",
+        "GOTOOLCHAIN": "local",
+    }
+    done = subprocess.run(
+        ["go", "mod", "download", "-json", f"{MODULE}@{KUEUE_VERSION}"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"go mod download {MODULE}@{KUEUE_VERSION} failed:\n{done.stdout}{done.stderr}")
+    bases = Path(json.loads(done.stdout)["Dir"]) / "config" / "components" / "crd" / "bases"
+    tmp = out.with_name(f"{out.name}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for kind in KINDS:
+        shutil.copyfile(bases / f"kueue.x-k8s.io_{kind}.yaml", tmp / f"kueue.x-k8s.io_{kind}.yaml")
+    (tmp / "SOURCE.txt").write_text(f"{MODULE}@{KUEUE_VERSION} config/components/crd/bases\n")
+    os.replace(tmp, out)
+    return out
+
+
+if __name__ == "__main__":
+    print(fetch())
