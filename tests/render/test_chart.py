@@ -246,3 +246,36 @@ def test_chart_works_as_a_dependency_of_an_umbrella_chart(tmp_path, helm):
     within = by_identity(helm_template(helm=helm, chart=umbrella))
     assert within.pop(("ConfigMap", "", "team"))["data"] == {"team": "rl"}
     assert within == by_identity(alone)
+
+
+QUEUED_VALUE_SETS = {
+    "flex-start, required sub-block, Kueue's objects": (
+        "queue.enabled=true",
+        "queue.createObjects=true",
+        "cluster.capacity=flex-start",
+        "queue.topology.mode=required",
+    ),
+    "autopilot reservation, preferred host": (
+        "queue.enabled=true",
+        "queue.createObjects=true",
+        "cluster.mode=autopilot",
+        "cluster.zone=us-central1-b",
+        "cluster.capacity=reservation",
+        "cluster.reservation=res-a",
+        "queue.topology.mode=preferred",
+        "queue.topology.level=cloud.google.com/gce-topology-host",
+    ),
+    "RayCluster path, queue only": ("queue.enabled=true", "run.kind=RayCluster"),
+}
+
+
+@pytest.mark.parametrize("sets", QUEUED_VALUE_SETS.values(), ids=list(QUEUED_VALUE_SETS))
+def test_helm_and_synth_agree_on_queued_runs(sets):
+    from verl_grpo.pipeline import Request, synthesize
+
+    ours = synthesize([Request("x", None, (DIST_VALUES,), sets)])["x"]
+    expected = by_identity([o.manifest for o in ours.objects])
+    assert by_identity(helm_template(*(arg for s in sets for arg in ("--set", s)))) == expected
+    assert any(kind.startswith("ClusterQueue") for kind, _, _ in expected) == (
+        "queue.createObjects=true" in sets
+    )

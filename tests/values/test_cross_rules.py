@@ -157,6 +157,11 @@ EDGES: dict[str, list] = {
     "storage.sidecar.memoryLimit": ["", "0", "14Gi", "15Gi"],
     "storage.sidecar.ephemeralStorageLimit": ["", "0", "100Gi"],
     "preflight.mountPath": ["/opt/verl-grpo", "/checkpoints/x"],
+    "queue.enabled": [False, True],
+    "queue.createObjects": [False, True],
+    "queue.topology.mode": ["none", "required", "preferred"],
+    "queue.gpuQuota": [16, 8],
+    "job.activeDeadlineSeconds": [259200, 604800, 604801],
 }
 
 
@@ -189,6 +194,10 @@ PAIRS = [
         "cluster.zone": "us-central1-b",
         "storage.sidecar.ephemeralStorageLimit": "0",
     },
+    {"queue.enabled": True, "job.shutdownAfterJobFinishes": False, "job.ttlSecondsAfterFinished": 0},
+    {"queue.enabled": True, "queue.createObjects": True, "queue.gpuQuota": 8},
+    {"cluster.capacity": "flex-start", "job.activeDeadlineSeconds": 604801},
+    {"worker.cpu": "23"},
 ]
 
 

@@ -1,0 +1,112 @@
+"""Kueue: the queue label, topology placement, flex-start's queued provisioning, Kueue's objects."""
+
+from __future__ import annotations
+
+import pytest
+
+from verl_grpo.values.capacity import pool_flags
+from verl_grpo.values.kueue import QUEUE_LABEL, QUEUED_PROVISIONING_FLAG, QUEUED_TOLERATION
+
+from ..conftest import pods, render_one
+
+QUEUED = ("queue.enabled=true",)
+
+
+def objects(rendering, kind: str) -> list[dict]:
+    return [o.manifest for o in rendering.objects if o.manifest["kind"] == kind]
+
+
+def workers(rendering) -> dict:
+    return dict(pods(rendering))["gpu-group"]
+
+
+def test_without_a_queue_nothing_changes(shipped):
+    for rendering in shipped.values():
+        for o in rendering.objects:
+            assert QUEUE_LABEL not in o.manifest["metadata"].get("labels", {})
+            assert not o.manifest["apiVersion"].startswith("kueue.x-k8s.io")
+        annotations = workers(rendering)["metadata"]["annotations"]
+        assert not [a for a in annotations if a.startswith("kueue.x-k8s.io")]
+
+
+@pytest.mark.parametrize(
+    ("kind", "profile"), [("RayJob", "b200-standard"), ("RayCluster", "b200-standard-raycluster")]
+)
+def test_the_run_carries_the_queue_label_and_no_suspend(kind, profile):
+    r = render_one(*QUEUED, "queue.localQueue=team-a", profile=profile)
+    (run,) = objects(r, kind)
+    assert run["metadata"]["labels"][QUEUE_LABEL] == "team-a"
+    assert run["metadata"]["labels"]["app.kubernetes.io/name"] == "verl-grpo"  # the chart's stay
+    assert "suspend" not in run["spec"]  # Kueue's webhook suspends it; GitOps must not fight it
+
+
+@pytest.mark.parametrize(
+    ("mode", "annotation"),
+    [
+        ("none", None),
+        ("required", "kueue.x-k8s.io/podset-required-topology"),
+        ("preferred", "kueue.x-k8s.io/podset-preferred-topology"),
+    ],
+)
+def test_topology_placement_is_asked_for_the_workers_only(mode, annotation):
+    r = render_one(
+        *QUEUED, f"queue.topology.mode={mode}", "queue.topology.level=cloud.google.com/gce-topology-block"
+    )
+    asked = {k: v for k, v in workers(r)["metadata"]["annotations"].items() if k.startswith("kueue.x-k8s.io")}
+    assert asked == ({} if annotation is None else {annotation: "cloud.google.com/gce-topology-block"})
+    head = dict(pods(r))["head"]["metadata"]["annotations"]
+    assert not [k for k in head if k.startswith("kueue.x-k8s.io")]
+
+
+def test_flex_start_through_kueue_uses_queued_provisioning():
+    queued = render_one(*QUEUED, "cluster.capacity=flex-start")
+    assert workers(queued)["spec"]["tolerations"][-1] == QUEUED_TOLERATION
+    assert QUEUED_PROVISIONING_FLAG in pool_flags(queued.spec.values, 2)
+    plain = render_one("cluster.capacity=flex-start")
+    assert QUEUED_TOLERATION not in workers(plain)["spec"]["tolerations"]
+    assert QUEUED_PROVISIONING_FLAG not in pool_flags(plain.spec.values, 2)
+
+
+def test_kueue_objects_cover_the_run_and_place_it():
+    r = render_one(
+        *QUEUED,
+        "queue.createObjects=true",
+        "cluster.capacity=flex-start",
+        "queue.topology.mode=required",
+        "queue.clusterQueue=gpus",
+    )
+    (local,) = objects(r, "LocalQueue")
+    assert local["metadata"]["namespace"] == "default" and local["spec"] == {"clusterQueue": "gpus"}
+    (cq,) = objects(r, "ClusterQueue")
+    assert "namespace" not in cq["metadata"] and cq["spec"]["namespaceSelector"] == {}
+    (group,) = cq["spec"]["resourceGroups"]
+    assert [f["name"] for f in group["flavors"]] == ["gpus-cpu", "gpus-gpu"]  # CPU pods land first
+    gpu_quota = {f["name"]: {q["name"]: q["nominalQuota"] for q in f["resources"]} for f in group["flavors"]}
+    assert gpu_quota["gpus-cpu"]["nvidia.com/gpu"] == 0 and gpu_quota["gpus-gpu"]["nvidia.com/gpu"] == 16
+    # Every resource a pod asks for is covered, or Kueue never admits the run.
+    asked = {
+        res for _, pod in pods(r) for c in pod["spec"]["containers"] for res in c["resources"]["requests"]
+    }
+    assert asked <= set(group["coveredResources"])
+    flavors = {f["metadata"]["name"]: f["spec"] for f in objects(r, "ResourceFlavor")}
+    assert flavors["gpus-gpu"]["nodeLabels"] == workers(r)["spec"]["nodeSelector"]
+    assert flavors["gpus-cpu"]["nodeLabels"] == dict(pods(r))["head"]["spec"]["nodeSelector"]
+    (topology,) = objects(r, "Topology")
+    assert flavors["gpus-gpu"]["topologyName"] == topology["metadata"]["name"]
+    assert "topologyName" not in flavors["gpus-cpu"]
+    assert topology["spec"]["levels"][-1] == {"nodeLabel": "kubernetes.io/hostname"}
+    (check,) = objects(r, "AdmissionCheck")
+    (config,) = objects(r, "ProvisioningRequestConfig")
+    assert check["spec"]["parameters"]["name"] == config["metadata"]["name"]
+    assert config["spec"]["provisioningClassName"] == "queued-provisioning.gke.io"
+    assert cq["spec"]["admissionChecksStrategy"] == {
+        "admissionChecks": [{"name": check["metadata"]["name"], "onFlavors": ["gpus-gpu"]}]
+    }
+
+
+def test_without_flex_start_or_placement_no_check_and_no_topology_on_the_flavor():
+    r = render_one(*QUEUED, "queue.createObjects=true")
+    assert objects(r, "AdmissionCheck") == [] and objects(r, "ProvisioningRequestConfig") == []
+    (cq,) = objects(r, "ClusterQueue")
+    assert "admissionChecksStrategy" not in cq["spec"]
+    assert all("topologyName" not in f["spec"] for f in objects(r, "ResourceFlavor"))
