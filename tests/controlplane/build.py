@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build the control-plane binaries (etcd, kube-*, KubeRay operator) from Go modules, once.
+"""Build the control-plane binaries (etcd, kube-*, KubeRay operator, Kueue) from Go modules, once.
 
 Usage: ``python tests/controlplane/build.py`` — prints one ``name: path`` line per component
 and exits non-zero with a message naming the component that failed.
@@ -49,6 +49,7 @@ class Component:
     package: str  # the main package to build
     kube_version_stamp: bool = False  # add the k8s -X version flags
     crds_from: str | None = None  # folder of the module source whose *.yaml files are copied to crds/
+    extras: tuple[str, ...] = ()  # more files of the module source, copied to extras/
 
 
 # One wrapper per KubeRay minor the chart supports that the module proxy serves (`kuberay.version`
@@ -74,6 +75,17 @@ COMPONENTS: tuple[Component, ...] = (
             crds_from="config/crd/bases",
         )
         for wrapper in KUBERAY_WRAPPERS
+    ),
+    # Kueue's controller manager (cmd/kueue), whose API the chart's queue objects use
+    # (values/kueue.py KUEUE_VERSION), with its CRDs as its own kustomize base installs them.
+    Component(
+        "kueue",
+        "kueue-v0.19",
+        "sigs.k8s.io/kueue",
+        "sigs.k8s.io/kueue/cmd/kueue",
+        crds_from="config/components/crd/bases",
+        # Its webhooks, which the harness registers at a loopback URL (cluster.py start_kueue).
+        extras=("config/components/webhook/manifests.yaml",),
     ),
 )
 
@@ -195,6 +207,10 @@ def build(component: Component, goversion: str) -> Path:
     }
     if component.crds_from:
         record["crds"] = copy_crds(component, tmp / "crds")
+    if component.extras:
+        (tmp / "extras").mkdir()
+        for extra in component.extras:
+            shutil.copyfile(module_dir(component) / extra, tmp / "extras" / Path(extra).name)
     (tmp / RECORD).write_text(json.dumps(record, indent=2) + "\n")
     shutil.rmtree(final, ignore_errors=True)
     tmp.rename(final)

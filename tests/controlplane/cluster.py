@@ -19,6 +19,7 @@ itself is killed.
 from __future__ import annotations
 
 import atexit
+import base64
 import ctypes
 import datetime as dt
 import ipaddress
@@ -38,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+import yaml
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -99,7 +101,10 @@ def _write_key(key: rsa.RSAPrivateKey, path: Path) -> None:
 
 
 def _cert_builder(
-    subject: x509.Name, issuer: x509.Name, public_key: rsa.RSAPublicKey
+    subject: x509.Name,
+    issuer: x509.Name,
+    public_key: rsa.RSAPublicKey,
+    valid: dt.timedelta = dt.timedelta(days=1),
 ) -> x509.CertificateBuilder:
     now = dt.datetime.now(dt.UTC)
     return (
@@ -109,7 +114,7 @@ def _cert_builder(
         .public_key(public_key)
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - dt.timedelta(minutes=5))
-        .not_valid_after(now + dt.timedelta(days=1))
+        .not_valid_after(now + valid)
     )
 
 
@@ -118,6 +123,48 @@ def _name(cn: str, org: str | None = None) -> x509.Name:
     if org:
         attrs.append(x509.NameAttribute(NameOID.ORGANIZATION_NAME, org))
     return x509.Name(attrs)
+
+
+# Kueue's names as its kustomize install gives them (config/components/*@v0.19.2, prefix kueue-).
+KUEUE_NAMESPACE = "kueue-system"
+KUEUE_SERVICE = "kueue-webhook-service"
+KUEUE_SECRET = "kueue-webhook-server-cert"
+# The CRDs whose conversion webhook Kueue's rotator injects its CA into (cert.go@v0.19.2).
+KUEUE_CONVERTED = ("localqueues", "clusterqueues", "workloads", "cohorts", "multikueueclusters")
+KUEUE_WEBHOOK_GROUPS = {"kueue.x-k8s.io", "ray.io"}  # of all its webhooks, the ones the tests need
+
+
+def kueue_certificates(service_dns: str) -> tuple[bytes, bytes, bytes, bytes]:
+    """CA and serving pair Kueue's rotator accepts as its own (rotator.go@v0.16.0 ValidCert and
+    buildArtifactsFromSecret: the CA named kueue-ca, PKCS#1 keys, valid past the 90-day look-ahead);
+    the serving name also 127.0.0.1, where the API server calls it. PEM: CA, CA key, cert, key."""
+
+    def pkcs1(key: rsa.RSAPrivateKey) -> bytes:
+        return key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.TraditionalOpenSSL,
+            serialization.NoEncryption(),
+        )
+
+    year = dt.timedelta(days=365)
+    ca_key, ca_name = _new_key(), _name("kueue-ca", "kueue")
+    ca = (
+        _cert_builder(ca_name, ca_name, ca_key.public_key(), year)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(CA_KEY_USAGE, critical=True)
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("kueue-ca")]), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    key = _new_key()
+    sans = [x509.DNSName(service_dns), x509.IPAddress(ipaddress.ip_address(LOOPBACK))]
+    cert = (
+        _cert_builder(_name(service_dns), ca_name, key.public_key(), year)
+        .add_extension(x509.ExtendedKeyUsage([x509.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .add_extension(x509.SubjectAlternativeName(sans), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    pem = serialization.Encoding.PEM
+    return ca.public_bytes(pem), pkcs1(ca_key), cert.public_bytes(pem), pkcs1(key)
 
 
 def make_pki(directory: Path) -> Pki:
@@ -503,6 +550,101 @@ class ControlPlane:
         wait_until(
             f"{name} /healthz", lambda: https_ok(f"https://{LOOPBACK}:{port}/healthz", ctx), self.procs
         )
+
+    def start_kueue(self) -> None:
+        """Kueue's controller manager, its webhooks registered at a loopback URL.
+
+        Kueue always serves its webhooks and, with its internal certificate management, waits at
+        start-up until (pkg/util/cert/cert.go@v0.19.2, open-policy-agent/cert-controller
+        pkg/rotator/rotator.go@v0.16.0): the Secret it keeps its certificates in exists (it only
+        updates it), the certificate is in its certDir (a kubelet would mount the Secret there),
+        and the CA is injected into its webhook configurations and the conversion webhooks of five
+        CRDs (kustomize's crd/patches add those; the bases lack them, and injection fails on a
+        CRD without one). So the harness makes the CA and serving pair itself, valid past the
+        rotator's 90-day look-ahead, with 127.0.0.1 among the serving names, seeds the Secret and
+        the certDir, and registers the webhooks and conversions at https://127.0.0.1:<port>: the
+        API server then calls Kueue's real webhooks (RayJob suspend defaulting and validation).
+        """
+        home = self.binaries["kueue"].parent
+        work = self.workdir / "kueue"
+        certs = work / "serving-certs"
+        certs.mkdir(parents=True)
+        webhook_port, health = free_port(), f"{LOOPBACK}:{free_port()}"
+        url = f"https://{LOOPBACK}:{webhook_port}"
+        ca, ca_key, tls, tls_key = kueue_certificates(f"{KUEUE_SERVICE}.{KUEUE_NAMESPACE}.svc")
+        (certs / "tls.crt").write_bytes(tls)
+        (certs / "tls.key").write_bytes(tls_key)
+        bundle = base64.b64encode(ca).decode()
+        secret_data = {"ca.crt": ca, "ca.key": ca_key, "tls.crt": tls, "tls.key": tls_key}
+        docs: list[dict] = [
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": KUEUE_NAMESPACE}},
+            {
+                "apiVersion": "v1",
+                "kind": "Secret",
+                "metadata": {"name": KUEUE_SECRET, "namespace": KUEUE_NAMESPACE},
+                "data": {k: base64.b64encode(v).decode() for k, v in secret_data.items()},
+            },
+        ]
+        crds = []
+        for path in sorted((home / "crds").glob("*.yaml")):
+            crd = yaml.safe_load(path.read_text())
+            if crd["metadata"]["name"].split(".")[0] in KUEUE_CONVERTED:
+                crd["spec"]["conversion"] = {
+                    "strategy": "Webhook",
+                    "webhook": {
+                        "conversionReviewVersions": ["v1"],
+                        "clientConfig": {"url": f"{url}/convert", "caBundle": bundle},
+                    },
+                }
+            crds.append(crd)
+        for config in yaml.safe_load_all((home / "extras" / "manifests.yaml").read_text()):
+            if not config:
+                continue
+            config["metadata"]["name"] = f"kueue-{config['metadata']['name']}"  # kustomize's prefix
+            config["webhooks"] = [
+                {
+                    **w,
+                    "clientConfig": {
+                        "url": f"{url}{w['clientConfig']['service']['path']}",
+                        "caBundle": bundle,
+                    },
+                }
+                for w in config["webhooks"]
+                if {g for r in w["rules"] for g in r["apiGroups"]} & KUEUE_WEBHOOK_GROUPS
+            ]
+            docs.append(config)
+        install = work / "install.yaml"
+        install.write_text(yaml.safe_dump_all([*crds, *docs]))
+        self.kubectl("apply", "--server-side", "--field-manager=controlplane-test", "-f", str(install))
+        crd_names = [f"crd/{c['metadata']['name']}" for c in crds]
+        self.kubectl("wait", "--for=condition=Established", "--timeout=60s", *crd_names)
+        config_file = work / "config.yaml"
+        config_file.write_text(
+            yaml.safe_dump(
+                {
+                    # config.kueue.x-k8s.io/v1beta2 Configuration (apis/config/v1beta2@v0.19.2).
+                    "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+                    "kind": "Configuration",
+                    "namespace": KUEUE_NAMESPACE,
+                    "leaderElection": {"leaderElect": False},
+                    "health": {"healthProbeBindAddress": health},
+                    "metrics": {"bindAddress": "0"},
+                    "webhook": {"host": LOOPBACK, "port": webhook_port, "certDir": str(certs)},
+                    "internalCertManagement": {
+                        "enable": True,
+                        "webhookServiceName": KUEUE_SERVICE,
+                        "webhookSecretName": KUEUE_SECRET,
+                    },
+                    "integrations": {"frameworks": ["ray.io/rayjob"]},
+                    # The visibility server binds 0.0.0.0:8082 and writes to /visibility; pods
+                    # never become Ready here, so an admitted run must not be evicted waiting for
+                    # them (pkg/features/kube_features.go@v0.19.2).
+                    "featureGates": {"VisibilityOnDemand": False, "DisableWaitForPodsReady": True},
+                }
+            )
+        )
+        self._spawn("kueue", [f"--config={config_file}"], env={"KUBECONFIG": str(self.kubeconfig)})
+        wait_until("kueue /readyz", lambda: _http_ok(f"http://{health}/readyz"), self.procs)
 
     def _install_crds(self) -> None:
         # Server-side apply: the RayCluster CRD is larger than the 256 KiB

@@ -121,6 +121,16 @@ def repair(values: dict) -> dict:
         c["zone"] = "europe-west4-b"
     if (c["capacity"] == "reservation") != bool(c["reservation"]):
         c["reservation"] = "res-a" if c["capacity"] == "reservation" else ""
+    # Kueue: the queue's settings need the queue; a queued RayJob shuts its cluster down; the
+    # quota holds the run; a flex-start VM lasts 7 days (the queue rules, values/cross_rules.py).
+    q = values["queue"]
+    if q["topology"]["mode"] != "none" or q["createObjects"]:
+        q["enabled"] = True
+    if q["enabled"] and not job["shutdownAfterJobFinishes"]:
+        job["shutdownAfterJobFinishes"] = True
+    q["gpuQuota"] = max(q["gpuQuota"], gpus)
+    if c["capacity"] == "flex-start":
+        job["activeDeadlineSeconds"] = min(job["activeDeadlineSeconds"], 7 * 24 * 3600)
     # SidecarMode exists from KubeRay 1.5 (values/kuberay.py); check refuses it for 1.4.
     if job["submissionMode"] == "SidecarMode" and values["kuberay"]["version"].startswith("1.4."):
         values["kuberay"]["version"] = "1.5.0"

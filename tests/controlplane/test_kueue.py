@@ -1,0 +1,154 @@
+"""Kueue admits the kit's queued run: the real Kueue controller (sigs.k8s.io/kueue v0.19.2) and
+its webhooks beside the loopback control plane, the chart's own queue objects
+(queue.createObjects), and Node objects that carry GKE's topology labels and GPU capacity.
+
+No kubelet: admission is Kueue's quota and topology decision on the Workload it makes for the
+RayJob; no pod has to run. Kueue's mutating webhook suspends the labelled RayJob on creation
+(the kit renders no `suspend`), and unsuspends it once admitted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from verl_grpo.values.machines import gpu_profiles
+
+from .cluster import ControlPlane, ControlPlaneError
+from .helpers import items, synth, wait_for
+from .test_scheduling import cpu_node, cpu_pool_labels, gpu_node
+
+pytestmark = pytest.mark.controlplane
+
+BLOCK = "cloud.google.com/gce-topology-block"
+SUBBLOCK = "cloud.google.com/gce-topology-subblock"
+HOST = "cloud.google.com/gce-topology-host"
+QUEUED = ("--set", "queue.enabled=true", "--set", "queue.createObjects=true")
+
+
+@pytest.fixture(scope="module")
+def kueue() -> Iterator[ControlPlane]:
+    """A control plane of its own: Kueue's webhooks see every RayJob of the cluster."""
+    with ControlPlane.start() as cp:
+        cp.start_kueue()
+        yield cp
+
+
+def ready(node: dict[str, Any], topology: dict[str, str]) -> dict[str, Any]:
+    """Kueue's topology-aware scheduling counts Ready nodes with every level's label."""
+    node["metadata"]["labels"].update(topology)
+    node["status"]["conditions"] = [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]
+    return node
+
+
+def create_nodes(cp: ControlPlane, subblocks: list[str]) -> dict[str, str]:
+    """One H200 node per sub-block given (all in one block), and the Standard CPU pool; returns
+    each GPU node's sub-block."""
+    h200 = gpu_profiles()["h200"]
+    nodes = [
+        ready(gpu_node(f"gpu-{i}", h200, autopilot=False), {BLOCK: "b1", SUBBLOCK: sub, HOST: f"h{i}"})
+        for i, sub in enumerate(subblocks)
+    ]
+    nodes += [ready(cpu_node(f"cpu-{i}", cpu_pool_labels(autopilot=False)), {}) for i in range(2)]
+    cp.kubectl("create", "-f", "-", stdin="\n---\n".join(json.dumps(n) for n in nodes))
+    return {f"gpu-{i}": sub for i, sub in enumerate(subblocks)}
+
+
+def domains(topology: dict[str, Any]) -> list[dict[str, str]]:
+    """A Workload's topology assignment as one {level: value} per domain (v1beta2 encodes each
+    level's values per slice as one universal value or prefix + roots + suffix;
+    apis/kueue/v1beta2/workload_types.go@v0.19.2 TopologyAssignmentSlice)."""
+    out = []
+    for piece in topology["slices"]:
+        count = piece.get("domainCount", 1)
+        columns = []
+        for level in piece["valuesPerLevel"]:
+            if "universal" in level:
+                columns.append([level["universal"]] * count)
+            else:
+                each = level["individual"]
+                columns.append([each.get("prefix", "") + r + each.get("suffix", "") for r in each["roots"]])
+        out += [dict(zip(topology["levels"], values, strict=True)) for values in zip(*columns, strict=True)]
+    return out
+
+
+def workload_of(cp: ControlPlane, ray_job: str) -> dict[str, Any] | None:
+    found = [
+        w
+        for w in items(cp, "workloads.kueue.x-k8s.io", "-n", "default")
+        if any(o["name"] == ray_job for o in w["metadata"].get("ownerReferences", []))
+    ]
+    return found[0] if found else None
+
+
+def condition(obj: dict[str, Any], kind: str) -> dict[str, Any]:
+    return next((c for c in obj.get("status", {}).get("conditions", []) if c["type"] == kind), {})
+
+
+def ray_job(folder: Path) -> dict[str, Any]:
+    (path,) = folder.glob("rayjob-*.yaml")
+    return yaml.safe_load(path.read_text())
+
+
+def test_a_queued_run_is_admitted_within_one_subblock_and_a_second_waits_for_quota(kueue, tmp_path):
+    cp = kueue
+    subblock_of = create_nodes(cp, ["sb2", "sb1", "sb1"])
+    asked = (*QUEUED, "--set", "queue.topology.mode=required")
+    first = synth(tmp_path / "a", "h200-standard", *asked)
+    cp.kubectl("apply", "-k", str(first))
+    name = ray_job(first)["metadata"]["name"]
+
+    admitted = wait_for(
+        "the Workload of the RayJob admitted",
+        lambda: (w := workload_of(cp, name)) and condition(w, "Admitted").get("status") == "True" and w,
+        timeout=120,
+    )
+    assignments = {p["name"]: p for p in admitted["status"]["admission"]["podSetAssignments"]}
+    workers = next(p for n, p in assignments.items() if n not in ("head", "submitter"))
+    assert workers["flavors"]["nvidia.com/gpu"] == "verl-gpu-gpu"
+    assert assignments["head"]["flavors"]["cpu"] == "verl-gpu-cpu"  # CPU pods stay on the CPU pool
+    # Both workers within one sub-block: sb1 holds two nodes, sb2 (listed first) one.
+    placed = domains(workers["topologyAssignment"])
+    subblocks = {d.get(SUBBLOCK) or subblock_of[d["kubernetes.io/hostname"]] for d in placed}
+    assert subblocks == {"sb1"}, workers["topologyAssignment"]
+    job = items(cp, "rayjob", name, "-n", "default")[0]
+    assert (
+        job["spec"].get("suspend") is not True
+        and job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "verl"
+    )
+
+    # The ClusterQueue admits 16 GPUs: a second run of the same size waits, suspended.
+    # (Asking for placement too: Kueue keeps a flavor with a topology for pods that ask for one.)
+    second = synth(tmp_path / "b", "h200-standard", *asked, "--set", "run.name=grpo-002")
+    cp.kubectl("create", "-f", "-", stdin=json.dumps(ray_job(second)))
+    other = ray_job(second)["metadata"]["name"]
+    waiting = wait_for(
+        "the second Workload refused for quota",
+        lambda: (
+            (w := workload_of(cp, other)) and condition(w, "QuotaReserved").get("status") == "False" and w
+        ),
+        timeout=60,
+    )
+    assert items(cp, "rayjob", other, "-n", "default")[0]["spec"]["suspend"] is True, waiting["status"]
+    # It waited for quota, nothing else: once the first run is gone, it is admitted.
+    cp.kubectl("delete", "rayjob", name, "-n", "default", "--wait=true")
+    wait_for(
+        "the second Workload admitted once the first run is deleted",
+        lambda: (w := workload_of(cp, other)) and condition(w, "Admitted").get("status") == "True",
+        timeout=120,
+    )
+
+
+def test_kueue_refuses_what_the_kit_refuses(kueue, tmp_path):
+    """queue-needs-shutdown: Kueue's own RayJob webhook refuses a queued RayJob that keeps its
+    cluster, as the kit's rule says (values/kueue.py)."""
+    job = ray_job(synth(tmp_path / "c", "h200-standard", *QUEUED, "--set", "run.name=grpo-003"))
+    job["spec"]["shutdownAfterJobFinishes"] = False
+    job["spec"].pop("ttlSecondsAfterFinished", None)
+    with pytest.raises(ControlPlaneError, match="shutdownAfterJobFinishes"):
+        kueue.kubectl("create", "-f", "-", stdin=json.dumps(job))
