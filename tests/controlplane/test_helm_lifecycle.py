@@ -575,13 +575,14 @@ def test_two_releases_in_two_namespaces_in_any_order(
             "upgrade", "verl", str(CHART), "-f", users["team-b"], "-n", "team-b", "--set", "worker.replicas=4"
         )
         helm.ok("uninstall", "verl", "-n", "team-a")  # the first one goes first
-        assert release_pvs(cp, "team-a", "verl") == []
+        # Helm returns once it asked; a bound PV goes when the PV-protection finalizer lets it.
+        wait_for("team-a's PVs deleted", lambda: not release_pvs(cp, "team-a", "verl"))
         assert release_pvs(cp, "team-b", "verl") == pvs["team-b"]
         team_b = items(cp, "rayclusters", "-n", "team-b")
         assert [c["spec"]["workerGroupSpecs"][0]["replicas"] for c in team_b] == [4]
         helm.ok("upgrade", "verl", str(CHART), "-f", users["team-b"], "-n", "team-b")
         helm.ok("uninstall", "verl", "-n", "team-b")
-        assert release_pvs(cp, "team-b", "verl") == []
+        wait_for("team-b's PVs deleted", lambda: not release_pvs(cp, "team-b", "verl"))
         assert managers(cp, scripts_networks) == {SCRIPTS_FIELD_MANAGER}  # the shared networks stay
     finally:
         for namespace in users:
