@@ -14,7 +14,6 @@ from pathlib import Path
 
 from verl_grpo.pipeline import Request, synthesize
 from verl_grpo.profiles import find_profile
-from verl_grpo.render.dist import DIST_SETS  # a bucket name (rule bucket-named)
 from verl_grpo.values.derive import Release
 
 
@@ -34,8 +33,10 @@ def child_peak_kb() -> list[int]:
 def main(count: int) -> None:
     start = time.perf_counter()
     layer = find_profile("b200-standard").layer()
+    # Each its own bucket: PVs of one bucket share a volume handle, which validation refuses.
     requests = [
-        Request(f"r{i}", layer, sets=DIST_SETS, release=Release(f"r{i}", "default")) for i in range(count)
+        Request(f"r{i}", layer, sets=(f"storage.bucket=bucket-{i}",), release=Release(f"r{i}", "default"))
+        for i in range(count)
     ]
     synthesize(requests)
     seconds = time.perf_counter() - start
