@@ -49,8 +49,8 @@ KINDS = {
 
 class Recorder:
     """A scope in which constructs keep their manifests in Python instead of handing them to
-    cdk8s. The chart's templates come from 32 variant renderings, ~900 objects: through jsii (a
-    round trip per call, 3 calls an object) that took 1.4 s, recorded it takes 0.2 s.
+    cdk8s. The chart's templates come from every variant's rendering (32 then, ~900 objects):
+    through jsii (a round trip per call, 3 calls an object) that took 1.4 s, recorded 0.2 s.
 
     A manifest is what cdk8s 2.70's ApiObject.toJson makes of the same call (lib/api-object.js,
     lib/metadata.js, lib/_util.js sanitizeValue): apiVersion, kind, the metadata with the chart's

@@ -59,7 +59,7 @@ def templates() -> dict[str, str]:
         specs[name] = deploy_spec(values, release, MarkerOps(table))
     from ..app import TOP_LABEL_KEYS, record  # the constructs import cdk8s: not before a cache miss
 
-    rendered = record(specs)  # no jsii: 32 variants, ~900 objects
+    rendered = record(specs)  # no jsii: one rendering per variant (64)
     per_key: dict[str, dict[Combo, Any]] = {}
     defines: dict[str, dict[Combo, Any]] = {}  # named template -> its subtree per combo
     for i, combo in enumerate(combos(dims)):
@@ -292,7 +292,7 @@ HELMIGNORE = """\
 
 def chart_files() -> ChartFiles:
     """The chart depends on this package's code and data alone, so it is cached by their digest
-    (cache.py): deriving its templates renders every variant, 32 charts through jsii."""
+    (cache.py): deriving its templates renders and merges every variant (64, 0.46 s)."""
     digest = cache.key(["chart"])
     if (hit := cache.read("chart", digest)) is not None:
         return ChartFiles(hit["files"], hit["template_count"])
