@@ -139,11 +139,28 @@ def test_a_killed_generate_leaves_all_three_trees_from_one_run(generated, tmp_pa
     assert proc.stdout.readline().strip() == "ready"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    assert ("swaps" in json.loads((root / atomic.JOURNAL).read_text())) == committed
-    assert atomic.finish_interrupted(root) == committed
+    trees = ["dist", "charts/verl-grpo", "overlays"]  # what generate writes
+    assert ("swaps" in json.loads(atomic.journal(root, trees).read_text())) == committed
+    assert atomic.finish_interrupted(root, trees) == committed
     assert snapshot(root) == (new if committed else before)
     atomic.write_tree(root / "overlays", {"x": "y"}, replace=["x"])  # a writer drops the staged leftovers
     assert leftovers(root) == []
+
+
+def test_writers_of_other_trees_in_one_folder_keep_out_of_each_others_journal(tmp_path):
+    """`synth -o /tmp/a` and `-o /tmp/b` share a folder, not a journal."""
+    atomic.write_tree(tmp_path / "a", {"x": "1"})
+    # A writer of "a" killed after its commit point: its journal names a staged tree.
+    stage = tmp_path / ".a.new-killed"
+    stage.mkdir()
+    (stage / "x").write_text("2")
+    log = atomic.journal(tmp_path, ["a"])
+    entry = {"target": "a", "stage": stage.name, "inode": stage.stat().st_ino}
+    log.write_text(json.dumps({"swaps": [entry]}))
+    atomic.write_tree(tmp_path / "b", {"y": "1"})
+    assert (tmp_path / "a" / "x").read_text() == "1" and log.is_file()  # not b's to finish
+    atomic.write_tree(tmp_path / "a", {"x": "3"}, replace=[])  # a's next writer finishes it first
+    assert (tmp_path / "a" / "x").read_text() == "3" and not log.exists() and not stage.exists()
 
 
 KILLER = """
@@ -424,7 +441,7 @@ def test_a_swap_that_fails_keeps_the_old_tree_and_leaves_no_old_folder(
     real_replace, seen = os.replace, []
 
     def replace(src, dst):  # noqa: ANN001
-        if Path(dst).name == atomic.JOURNAL or tmp_path not in Path(dst).parents:
+        if Path(dst).name.startswith(atomic.JOURNAL_PREFIX) or tmp_path not in Path(dst).parents:
             return real_replace(src, dst)  # the journal's and the caches' renames
         seen.append(src)
         if (len(seen) == 1) == (failing == "first") and len(seen) <= 2:

@@ -11,6 +11,7 @@ that left only staging folders, which the next writer deletes.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import json
 import os
 import shutil
@@ -21,7 +22,7 @@ from pathlib import Path
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 _libc = ctypes.CDLL(None, use_errno=True)
-JOURNAL = ".verl-grpo-swap.json"
+JOURNAL_PREFIX = ".verl-grpo-swap."
 _STAGE, _OLD = ".new-", ".old"
 
 
@@ -39,57 +40,66 @@ def write_tree(target: Path, files: dict[str, str | bytes], replace: list[str] |
     write_trees(target.parent, {target.name: TreeWrite(files, replace)})
 
 
+def journal(root: Path, targets: list[str]) -> Path:
+    """The journal of a set of trees: one per set, so that writers of other trees in the same
+    folder (`synth -o /tmp/a` and `-o /tmp/b`) never touch each other's."""
+    digest = hashlib.sha256("\0".join(sorted(targets)).encode()).hexdigest()[:12]
+    return root / f"{JOURNAL_PREFIX}{digest}.json"
+
+
 def write_trees(root: Path, trees: dict[str, TreeWrite]) -> None:
     """Make each `root/<relative path>` hold its TreeWrite, all of them swapped in together."""
     root.mkdir(parents=True, exist_ok=True)
-    finish_interrupted(root)
+    targets = list(trees)
+    finish_interrupted(root, targets)
+    log = journal(root, targets)
     entries: list[dict[str, str | int]] = []
     try:
-        _write_journal(root, {"staging": list(trees)})
+        _write_journal(log, {"staging": targets})
         for rel, tree in trees.items():
             stage = _stage(root / rel, tree)
             entries.append(
                 {"target": rel, "stage": str(stage.relative_to(root)), "inode": stage.stat().st_ino}
             )
-        _write_journal(root, {"swaps": entries})  # the commit point
+        _write_journal(log, {"swaps": entries})  # the commit point
     except BaseException:
-        _drop_stages(root, list(trees))
+        _drop_stages(root, targets, log)
         raise
     try:
-        _complete(root, entries)
+        _complete(root, entries, log)
     except OSError:
-        _roll_back(root, entries)
+        _roll_back(root, entries, log)
         raise
 
 
-def finish_interrupted(root: Path) -> bool:
-    """Finish the swaps a killed run committed, or delete the staging folders of one that had not
-    committed. True when there was a committed run to finish."""
-    journal = root / JOURNAL
-    if not journal.is_file():
+def finish_interrupted(root: Path, targets: list[str]) -> bool:
+    """Finish the swaps a killed writer of these trees committed, or delete the staging folders
+    of one that had not committed. True when there was a committed run to finish."""
+    log = journal(root, targets)
+    if not log.is_file():
         return False
-    state = json.loads(journal.read_text())
+    state = json.loads(log.read_text())
     if "swaps" in state:
-        _complete(root, state["swaps"])
+        _complete(root, state["swaps"], log)
         return True
-    _drop_stages(root, state["staging"])
+    _drop_stages(root, state["staging"], log)
     return False
 
 
-def _write_journal(root: Path, state: dict) -> None:
-    tmp = root / f"{JOURNAL}.{os.getpid()}.tmp"
+def _write_journal(log: Path, state: dict) -> None:
+    tmp = log.with_name(f"{log.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(state))
-    os.replace(tmp, root / JOURNAL)
+    os.replace(tmp, log)
 
 
-def _drop_stages(root: Path, targets: list[str]) -> None:
+def _drop_stages(root: Path, targets: list[str], log: Path) -> None:
     for rel in targets:
         target = root / rel
         for stale in target.parent.glob(f".{target.name}{_STAGE}*"):
             shutil.rmtree(stale, ignore_errors=True)
-    for tmp in root.glob(f"{JOURNAL}.*.tmp"):
+    for tmp in root.glob(f"{log.name}.*.tmp"):
         tmp.unlink(missing_ok=True)
-    (root / JOURNAL).unlink(missing_ok=True)
+    log.unlink(missing_ok=True)
 
 
 def _stage(target: Path, tree: TreeWrite) -> Path:
@@ -118,7 +128,7 @@ def _stage(target: Path, tree: TreeWrite) -> Path:
     return stage
 
 
-def _complete(root: Path, entries: list[dict]) -> None:
+def _complete(root: Path, entries: list[dict], log: Path) -> None:
     """Swap in every staged tree not yet in place (its inode tells), then delete the old trees and
     the journal. Safe to run again from any point."""
     for entry in entries:
@@ -134,10 +144,10 @@ def _complete(root: Path, entries: list[dict]) -> None:
         stage = root / entry["stage"]
         for old in (stage, Path(f"{stage}{_OLD}")):
             shutil.rmtree(old, ignore_errors=True)
-    (root / JOURNAL).unlink(missing_ok=True)
+    log.unlink(missing_ok=True)
 
 
-def _roll_back(root: Path, entries: list[dict]) -> None:
+def _roll_back(root: Path, entries: list[dict], log: Path) -> None:
     """After a failed swap: put the old trees back where they were swapped out, drop the new ones.
     Where even that fails the journal stays, and the next run finishes the swap instead."""
     for entry in reversed(entries):
@@ -154,7 +164,7 @@ def _roll_back(root: Path, entries: list[dict]) -> None:
                 return
     for entry in entries:
         shutil.rmtree(root / entry["stage"], ignore_errors=True)
-    (root / JOURNAL).unlink(missing_ok=True)
+    log.unlink(missing_ok=True)
 
 
 def _inode(path: Path) -> int | None:
