@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -71,3 +71,15 @@ def write(kind: str, digest: str, value: Any) -> None:
     except OSError:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
+
+
+def cached(kind: str, parts: Iterable[str | bytes], compute: Callable[[], Any]) -> Any:
+    """`compute()`'s JSON value, or the one a run with the same inputs (`kind`, `parts`, the code)
+    stored before."""
+    digest = key([kind, *parts])
+    hit = read(kind, digest)
+    if hit is not None:
+        return hit
+    value = compute()
+    write(kind, digest, value)
+    return value

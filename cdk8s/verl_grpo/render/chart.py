@@ -293,12 +293,7 @@ HELMIGNORE = """\
 def chart_files() -> ChartFiles:
     """The chart depends on this package's code and data alone, so it is cached by their digest
     (cache.py): deriving its templates renders and merges every variant (64, 0.46 s)."""
-    digest = cache.key(["chart"])
-    if (hit := cache.read("chart", digest)) is not None:
-        return ChartFiles(hit["files"], hit["template_count"])
-    chart = derive_chart_files()
-    cache.write("chart", digest, dataclasses.asdict(chart))
-    return chart
+    return ChartFiles(**cache.cached("chart", [], lambda: dataclasses.asdict(derive_chart_files())))
 
 
 def derive_chart_files() -> ChartFiles:

@@ -246,9 +246,7 @@ def without_descriptions(node: Any) -> Any:
 
 def _strict_rows(raw: bytes, rows: Callable[[], list[dict[str, Any]]]) -> list[CustomKind]:
     """Parsing a 1 MB CRD costs far more than reading its strict form back: cached by its bytes."""
-    digest = results_cache.key([CACHE_KIND, raw])
-    out = results_cache.read(CACHE_KIND, digest)
-    if out is None:
-        out = [{**row, "strict": strict_schema(row["schema"])} for row in rows()]
-        results_cache.write(CACHE_KIND, digest, out)
+    out = results_cache.cached(
+        CACHE_KIND, [raw], lambda: [{**row, "strict": strict_schema(row["schema"])} for row in rows()]
+    )
     return [CustomKind(**row) for row in out]

@@ -39,10 +39,10 @@ def findings(
 ) -> tuple[int, list[Problem]]:
     """(objects, findings) of `run`, or of the run before it with the same inputs. `settings`:
     everything else the validator was given (Kubernetes version, unknown-kind severity)."""
-    digest = cache.key([*settings, *crd_inputs(crd_dirs), *texts])
-    hit = cache.read(KIND, digest)
-    if hit is not None:
-        return hit["objects"], [Problem(**f) for f in hit["findings"]]
-    objects, found = run()
-    cache.write(KIND, digest, {"objects": objects, "findings": [dataclasses.asdict(f) for f in found]})
-    return objects, found
+
+    def stored() -> dict:
+        objects, found = run()
+        return {"objects": objects, "findings": [dataclasses.asdict(f) for f in found]}
+
+    result = cache.cached(KIND, [*settings, *crd_inputs(crd_dirs), *texts], stored)
+    return result["objects"], [Problem(**f) for f in result["findings"]]
