@@ -31,12 +31,18 @@ GO_ENV := GOMODCACHE=$(CURDIR)/.cache/go/mod GOCACHE=$(CURDIR)/.cache/go/build G
 $(STRVALS): $(STAMP) $(wildcard tools/helm-strvals/*)
 	cd tools/helm-strvals && $(GO_ENV) go build -o $(CURDIR)/$@ .
 
+# The NetworkPolicy evaluator the tests ask (tests/netpol_engine.py): cyclonus's matcher, the
+# version in tools/netpol/go.mod, built the same way.
+NETPOL := $(BIN)/netpol-engine
+$(NETPOL): $(STAMP) $(wildcard tools/netpol/*)
+	cd tools/netpol && $(GO_ENV) go build -o $(CURDIR)/$@ .
+
 # Kueue's CRDs from its Go module (the version in values/kueue.py), for the CRD bundle's test.
 KUEUE_CRDS := .cache/kueue-crds-$(shell sed -n 's/^KUEUE_VERSION = "\(.*\)".*/\1/p' cdk8s/verl_grpo/values/kueue.py)
 $(KUEUE_CRDS): $(STAMP) cdk8s/verl_grpo/values/kueue.py tools/kueue_crds.py
 	$(BIN)/python tools/kueue_crds.py
 
-tools: $(TOOLS) $(STRVALS) $(KUEUE_CRDS)
+tools: $(TOOLS) $(STRVALS) $(NETPOL) $(KUEUE_CRDS)
 
 # verl itself, as the oracle for `verl-grpo check` (slow tests): one venv per supported version.
 # PyPI's torch is the CUDA build (about 4.7 GB with its CUDA wheels; it runs on the CPU): it is

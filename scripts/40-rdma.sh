@@ -10,14 +10,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 start_step "$@"
 check_cluster_name
 require_tools kubectl
-# Pinned to the last commit that changed each file (GoogleCloudPlatform/container-engine-accelerators;
-# the repository has no release tag for gpudirect-rdma/): 2da1c92 (2026-05-06) and 155bfa4 (2026-03-09).
-INSTALLERS=https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators
-if [[ $CLUSTER_MODE == autopilot ]]; then
-  installer=155bfa49b7459a55c2352495d3eeb46a55637be6/gpudirect-rdma/nccl-rdma-installer-autopilot.yaml
-else
-  installer=2da1c92ff7bd772a2c833710bb6c21dcfe6dfaae/gpudirect-rdma/nccl-rdma-installer.yaml
-fi
+# RDMA_INSTALLER (from verl-grpo env): the mode's manifest pinned to a commit (values/pins.py).
 
 rendered=$(mktemp -d)
 trap 'rm -rf "$rendered"' EXIT
@@ -32,5 +25,5 @@ inputs_checked
 
 run gcloud container clusters get-credentials "$CLUSTER" --project="$PROJECT" --location="$REGION"
 # kubectl apply is itself idempotent: a second run changes nothing.
-run kubectl apply -f "$INSTALLERS/$installer"
+run kubectl apply -f "$RDMA_INSTALLER"
 run kubectl apply --server-side --field-manager=verl-grpo-scripts "${args[@]}"

@@ -38,6 +38,10 @@ else
     source_dir=$(mktemp -d)
     trap 'rm -rf "$source_dir" "$marker_file"' EXIT
     run git clone --quiet --depth=1 --branch="v$VERL_VERSION" https://github.com/verl-project/verl "$source_dir"
+    if [[ $DRY_RUN == false ]]; then
+      commit=$(git -C "$source_dir" rev-parse HEAD)
+      [[ $commit == "$VERL_COMMIT" ]] || die "verl v$VERL_VERSION is commit $commit, not $VERL_COMMIT (values/pins.py)"
+    fi
   fi
   upload "$source_dir" "$VERL_DIR"
 fi

@@ -25,12 +25,21 @@ fi
 remove "cluster $CLUSTER" gcloud container clusters describe "$CLUSTER" "${location[@]}" -- \
   gcloud container clusters delete "$CLUSTER" "${location[@]}" --quiet
 
+# The identities' grants go with the cluster, also when the bucket stays.
+if exists gcloud storage buckets describe "gs://$BUCKET" --project="$PROJECT"; then
+  while read -r ksa role folder; do
+    read -r group target <<<"$(grant_target "$folder")"
+    member=$(wi_member "$ksa")
+    if binds "$member" "$role" "$folder"; then
+      run gcloud storage "$group" remove-iam-policy-binding "$target" --project="$PROJECT" \
+        --member="$member" --role="$role"
+    else
+      log "$role for $ksa on $target already gone"
+    fi
+  done < <(bucket_grants)
+fi
 if [[ $KEEP_BUCKET == false ]]; then
-  member=$(wi_member)
-  if bucket_binds "$member"; then
-    run gcloud storage buckets remove-iam-policy-binding "gs://$BUCKET" --project="$PROJECT" \
-      --member="$member" --role=roles/storage.objectUser
-  fi
+  # rm --recursive deletes the objects, the managed folders (no --exclude-managed-folders) and the bucket.
   remove "bucket gs://$BUCKET" gcloud storage buckets describe "gs://$BUCKET" --project="$PROJECT" -- \
     gcloud storage rm --recursive "gs://$BUCKET"
 fi

@@ -179,16 +179,43 @@ guarded() {
 ensure() { guarded absent "$@"; }
 remove() { guarded present "$@"; }
 
-# The Workload Identity principal of the training service account, and whether it is bound.
+# wi_member [KSA]: the Workload Identity principal of a Kubernetes service account (default: the
+# training one) in NAMESPACE.
 wi_member() {
   local number
   number=$(gcloud projects describe "$PROJECT" --format='value(projectNumber)')
   printf 'principal://iam.googleapis.com/projects/%s/locations/global/workloadIdentityPools/%s.svc.id.goog/subject/ns/%s/sa/%s' \
-    "$number" "$PROJECT" "$NAMESPACE" "$KSA_NAME"
+    "$number" "$PROJECT" "$NAMESPACE" "${1:-$KSA_NAME}"
 }
 
-bucket_binds() {
-  gcloud storage buckets get-iam-policy "gs://$BUCKET" --project="$PROJECT" --format=json 2>/dev/null | grep -qF "$1"
+# What each identity may do with the bucket, least privilege: every one reads it (objectViewer on
+# the bucket: objects and listings); the training pods write only the checkpoint folder (runs,
+# checkpoints, logs), the data-prep Job only the model, data and verl folders. Writes are granted
+# on managed folders (roles on a folder and what is below it; they need uniform bucket-level
+# access, which the bucket has: https://cloud.google.com/storage/docs/managed-folders), not with
+# IAM conditions on object names, which also cover no listing and no HNS folder.
+# Lines: KSA ROLE FOLDER ("" is the whole bucket).
+bucket_grants() {
+  printf '%s %s %s\n' \
+    "$KSA_NAME" roles/storage.objectViewer "" \
+    "$KSA_NAME" roles/storage.objectUser "$CHECKPOINT_DIR" \
+    "$DATA_PREP_KSA" roles/storage.objectViewer "" \
+    "$DATA_PREP_KSA" roles/storage.objectUser "$MODEL_DIR" \
+    "$DATA_PREP_KSA" roles/storage.objectUser "$DATA_DIR" \
+    "$DATA_PREP_KSA" roles/storage.objectUser "$VERL_DIR"
+}
+
+# grant_target FOLDER: the gcloud group and resource a grant goes to.
+grant_target() {
+  if [[ -z $1 ]]; then printf 'buckets gs://%s' "$BUCKET"; else printf 'managed-folders gs://%s/%s/' "$BUCKET" "$1"; fi
+}
+
+# binds MEMBER ROLE FOLDER: whether that grant exists.
+binds() {
+  local group target
+  read -r group target <<<"$(grant_target "$3")"
+  gcloud storage "$group" get-iam-policy "$target" --project="$PROJECT" --format=json 2>/dev/null |
+    python3 -c 'import json, sys; m, r = sys.argv[1:]; sys.exit(not any(b["role"] == r and m in b.get("members", []) for b in json.load(sys.stdin).get("bindings", [])))' "$1" "$2"
 }
 
 # confirm QUESTION: the question always shows (also with --yes, on stderr, piped or not).

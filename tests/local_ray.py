@@ -44,6 +44,7 @@ class LocalRay:
     url: str
     root: Path
     values: Path  # the values file that points every mount at root/
+    temp: Path  # Ray's scratch folder (session_latest/logs: what a pod's /tmp/ray holds)
 
     def cli(
         self, *args: str, env: dict[str, str] | None = None, timeout: float = 300
@@ -150,7 +151,8 @@ def fill_mounts(root: Path) -> Path:
             "mountPath": str(bucket),
             "checkpointMountPath": str(root / "checkpoints"),
         },
-        "preflight": {"mountPath": str(root / "preflight"), "waitSeconds": 1},
+        # The NCCL gate needs CUDA; its own test (tests/jobs/test_nccl_gate.py) runs it with gloo.
+        "preflight": {"mountPath": str(root / "preflight"), "waitSeconds": 1, "ncclGate": {"enabled": False}},
         "training": {"module": "verl_grpo_probe.env_report"},
     }
     model = bucket / "models" / "Qwen2.5-32B-Instruct"

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -132,15 +134,21 @@ def test_gpu_count_matches_the_trainer(layout, capsys, nodes, problems):
         assert p in err
 
 
-def test_the_chart_ships_this_very_module(shipped):
-    from verl_grpo.constructs.preflight_script import preflight_source
-
+def test_the_chart_ships_these_very_modules(shipped):
+    """preflight.py and every module of the package it imports, byte for byte."""
     (cm,) = [
         o.manifest
         for o in shipped["h200-standard"].objects
         if o.manifest["metadata"]["name"] == "verl-preflight"
     ]
-    assert cm["data"]["preflight.py"] == preflight_source()
+    package = Path(preflight.__file__).parent
+    lines = re.findall(r"^\s+from \. import (.+)$", Path(preflight.__file__).read_text(), re.M)
+    imported = {name.strip() for line in lines for name in line.split(",")}
+    # and the log shipper, which the Ray pods' sidecars run from the same ConfigMap
+    shipped = {"preflight.py", "log_shipper.py"} | {f"{m}.py" for m in imported}
+    assert imported and set(cm["data"]) == shipped
+    for name, content in cm["data"].items():
+        assert content == (package / name).read_text()
 
 
 @pytest.mark.parametrize("folder", ["model", "data"])

@@ -68,4 +68,5 @@ def test_the_old_entrypoint_ran_verl_in_the_submitter_pod(tmp_path):
     calls = run_submitter(submitter_args((1, 6), DASHBOARD, JOB_ID, spec), tmp_path)
     assert [c[0] for c in calls] == ["ray", "ray", "python3", "ray"]  # verl ran where the submitter runs
     submitted = calls[1]
-    assert submitted[-2:] == ["--wait", "auto"]  # Ray got only the pre-flight: `... --wait auto`
+    # Ray got only the pre-flight: `... --nccl-gate-timeout 300`, its last flag
+    assert submitted[-2:] == ["--nccl-gate-timeout", "300"]

@@ -113,7 +113,9 @@ def test_model_path_points_into_the_bucket_mount(shipped):
 def test_no_editable_install_init_container(shipped):
     for r in shipped.values():
         for _, pod in pods(r):
-            assert "initContainers" not in pod["spec"]
+            # The only init container is our log shipper, a native sidecar running our own script.
+            names = [c["name"] for c in pod["spec"].get("initContainers", [])]
+            assert names in ([], ["log-shipper"])
         assert "pip3 install" not in yaml.safe_dump(ray_cluster_spec(r))
 
 

@@ -51,7 +51,7 @@ def parts(scope: cdk8s.Chart | Recorder, spec: DeploySpec) -> list[ManifestConst
     )
     job = GrpoRayJob(scope, "job", spec, cluster=cluster)
     policy = RayNetworkPolicy(scope, "policy", spec)
-    data_prep = DataPrepJob(scope, "data-prep", spec, storage=storage, identity=identity)
+    data_prep = DataPrepJob(scope, "data-prep", spec, storage=storage)
     queue = KueueQueue(scope, "queue", spec)
     return [network, identity, storage, preflight, cluster, job, policy, data_prep, queue]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from . import gpu_memory
 from .preflight import model_billions
 from .problems import PLAN, Problem
 from .values.capacity import CAPACITIES
@@ -18,8 +19,6 @@ from .values.rules import cpu_pool_pods, pod_sidecars
 from .values.verl_placement import ray_cpus_per_gpu
 from .verl_check.steps import steps_per_epoch, total_steps
 
-# Bytes per parameter of the FSDP actor: fp32 master weights, fp32 gradients, Adam's two moments.
-ACTOR_BYTES_PER_PARAM = 16
 BF16 = 2
 # A verl checkpoint of the actor: fp32 weights and Adam's two fp32 moments (checkpoint
 # save_contents defaults to [model, optimizer, extra]: verl/trainer/config/actor/actor.yaml; the
@@ -41,6 +40,7 @@ class Plan:
     memory_per_gpu_gb: dict[str, Any]
     storage_gb: dict[str, Any]
     cost: dict[str, Any]
+    security: dict[str, Any]
     warnings: list[Problem] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -90,17 +90,8 @@ def make_plan(
         "cost": None if gpu_hour_price is None else round(hours * gpus * gpu_hour_price, 2),
     }
     billions = model_billions(v.storage.model_dir)
-    memory: dict[str, Any] = {"gpu_gb": gpu.gpu_memory_gb}
-    if billions:
-        params = billions * 1e9
-        memory["actor_fsdp_gb"] = round(params * ACTOR_BYTES_PER_PARAM / gpus / 1e9, 1)
-        memory["reference_gb"] = 0.0 if t.ref_param_offload else round(params * BF16 / gpus / 1e9, 1)
-        memory["vllm_weights_gb"] = round(params * BF16 / t.tensor_parallel_size / 1e9, 1)
-        memory["vllm_pool_gb"] = round(t.gpu_memory_utilization * gpu.gpu_memory_gb, 1)
-        memory["kv_cache_gb"] = round(max(0.0, memory["vllm_pool_gb"] - memory["vllm_weights_gb"]), 1)
-        memory["total_gb"] = round(
-            memory["actor_fsdp_gb"] + memory["reference_gb"] + memory["vllm_pool_gb"], 1
-        )
+    est = memory_estimate(spec, verl_version)
+    memory = memory_table(est, gpu.gpu_memory_gb)
     storage: dict[str, Any] = {"checkpoints_kept": t.checkpoints_to_keep}
     if billions:
         per_checkpoint = billions * CHECKPOINT_BYTES_PER_PARAM
@@ -126,11 +117,8 @@ def make_plan(
     if max_hours is not None and run["hours"] > max_hours:
         longer = f"the run's {run['hours']:g} h exceed the {max_hours:g} h a flex-start VM runs"
         warnings.append(Problem("warning", PLAN, "cluster.capacity", longer))
-    if billions and memory["total_gb"] > gpu.gpu_memory_gb:
-        too_much = (
-            f"estimated {memory['total_gb']} GB per GPU exceeds the {gpu.gpu_memory_gb} GB of a {gpu.name}"
-        )
-        warnings.append(Problem("warning", PLAN, "training.gpuMemoryUtilization", too_much))
+    warnings += memory_problems(spec, est)
+    guarded = security(spec)
     return Plan(
         {
             "type": gpu.name,
@@ -149,8 +137,53 @@ def make_plan(
         memory,
         storage,
         cost,
+        guarded,
         warnings,
     )
+
+
+def security(spec: DeploySpec) -> dict[str, Any]:
+    """Who can drive the cluster and touch the bucket, and every outside thing the run pulls, pinned."""
+    from . import VERL_VERSION
+    from .constructs.base import image
+    from .constructs.verl_ray_cluster import ray_auth_secret
+    from .values.kuberay import AUTH_SECRET_SINCE, RAY_TOKEN_AUTH_SINCE
+    from .values.pins import COMMIT, VERL_COMMIT, VERL_REPOSITORY, rdma_installer
+    from .values.refs import version_at_least
+
+    v = spec.values
+    missing = [
+        f"{what} {since}+ ({key} is {version})"
+        for what, since, key, version in (
+            ("Ray", RAY_TOKEN_AUTH_SINCE, "ray.version", v.ray.version),
+            ("KubeRay", AUTH_SECRET_SINCE, "kuberay.version", v.kuberay.version),
+        )
+        if not version_at_least(version, since)
+    ]
+    if v.ray.auth == "token":
+        auth = f"token from Secret {ray_auth_secret(spec)} (dashboard, Jobs API, Ray's RPCs)"
+    elif not missing:
+        auth = "none: set ray.auth: token (the image's Ray and the operator support it)"
+    else:
+        auth = (
+            f"none: token auth needs {' and '.join(missing)}; the NetworkPolicy keeps the dashboard "
+            "to the release's pods, the operator and port-forward"
+        )
+    return {
+        "ray_auth": auth,
+        "network_policy": "in: the release's pods, the operator on 8265; out: the release's pods, DNS, "
+        "the metadata server, HTTPS outside " + ", ".join(v.network_policy.cluster_cidrs),
+        "bucket": f"read: gs://{v.storage.bucket or '<storage.bucket>'}; write: {v.storage.checkpoint_dir}/ "
+        f"(Ray pods), {v.storage.model_dir}/, {v.storage.data_dir}/, {v.storage.verl_dir}/ (data-prep Job)",
+        "pins": {
+            "image": image(spec)
+            + ("" if v.image.digest else f" (the tag alone: set image.digest from `crane digest {image(spec)}`)"),
+            "model": f"{v.data_prep.model_id}@{v.data_prep.model_revision}"
+            + ("" if COMMIT.match(v.data_prep.model_revision) else " (a branch or tag: the weights can change)"),
+            "verl": f"{VERL_REPOSITORY} v{VERL_VERSION} = {VERL_COMMIT}",
+            "rdma_installer": rdma_installer(v.cluster.mode),
+        },
+    }
 
 
 def scheduling(v: Values) -> str:
@@ -166,9 +199,137 @@ def scheduling(v: Values) -> str:
     return how
 
 
+# The values keys that move each memory term (a lever without a values key of its own goes
+# through training.extraArgs, naming verl's key).
+OFFLOAD_ARGS = (
+    "actor_rollout_ref.actor.fsdp_config.param_offload=true",
+    "actor_rollout_ref.actor.fsdp_config.optimizer_offload=true",
+)
+MEMORY_KEYS = {
+    "micro_batch": "training.ppoMicroBatchSizePerGpu",
+    "log_prob_micro_batch": "training.logProbMicroBatchSizePerGpu",
+    "checkpointing": "training.gradientCheckpointing",
+    "offload": "training.extraArgs",
+    "vllm": "training.gpuMemoryUtilization",
+    "gpus": "worker.replicas",
+}
+ACTOR, ROLLOUT, MODEL = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.model"
+
+
+def memory_estimate(spec: DeploySpec, verl_version: str) -> gpu_memory.Estimate | None:
+    """The per-GPU memory model (gpu_memory.py) fed from verl's config as the run composes it
+    (values and training.extraArgs), or None when the model folder's name has no size."""
+    from .constructs.runtime_env import all_overrides
+    from .verl_check.config import compose
+
+    billions = model_billions(spec.values.storage.model_dir)
+    if not billions:
+        return None
+    cfg = compose(verl_version, all_overrides(spec))
+    seq = int(cfg.get("data.max_prompt_length")) + int(cfg.get("data.max_response_length"))
+    keys = dict(MEMORY_KEYS)
+
+    def tokens(micro: Any, dynamic: Any, max_tokens: Any, key: str, verl_key: str) -> int:
+        if dynamic:  # use_dynamic_bsz packs micro-batches up to a token budget per GPU
+            keys[key] = f"training.extraArgs ({verl_key})"
+            return int(max_tokens)
+        return int(micro or 1) * seq  # every sequence at full length: the worst case
+
+    train = tokens(
+        cfg.get(f"{ACTOR}.ppo_micro_batch_size_per_gpu"),
+        cfg.get(f"{ACTOR}.use_dynamic_bsz"),
+        cfg.get(f"{ACTOR}.ppo_max_token_len_per_gpu"),
+        "micro_batch",
+        f"{ACTOR}.ppo_max_token_len_per_gpu",
+    )
+    log_prob = max(
+        tokens(
+            cfg.get(f"{role}.log_prob_micro_batch_size_per_gpu"),
+            cfg.get(f"{role}.log_prob_use_dynamic_bsz"),
+            cfg.get(f"{role}.log_prob_max_token_len_per_gpu"),
+            "log_prob_micro_batch",
+            f"{role}.log_prob_max_token_len_per_gpu",
+        )
+        for role in (ROLLOUT, "actor_rollout_ref.ref")
+    )
+    gpus = spec.values.worker.replicas * spec.gpu.gpus_per_node
+    return gpu_memory.estimate(
+        gpu_memory.Run(
+            billions=billions,
+            gpus=gpus,
+            gpu_memory_gb=spec.gpu.gpu_memory_gb,
+            train_tokens=train,
+            log_prob_tokens=log_prob,
+            gradient_checkpointing=bool(cfg.get(f"{MODEL}.enable_gradient_checkpointing")),
+            param_offload=bool(cfg.get(f"{ACTOR}.fsdp_config.param_offload")),
+            optimizer_offload=bool(cfg.get(f"{ACTOR}.fsdp_config.optimizer_offload")),
+            gpu_memory_utilization=float(cfg.get(f"{ROLLOUT}.gpu_memory_utilization")),
+            tensor_parallel=int(cfg.get(f"{ROLLOUT}.tensor_model_parallel_size")),
+            vllm_sleeps=bool(cfg.get(f"{ROLLOUT}.free_cache_engine")),
+            keys=keys,
+        )
+    )
+
+
+def memory_table(est: gpu_memory.Estimate | None, gpu_gb: float) -> dict[str, Any]:
+    """Every term of every phase in GB, the phases' totals and the peak."""
+    memory: dict[str, Any] = {"gpu_gb": gpu_gb}
+    if est is None:
+        return memory
+    memory["model"] = f"{est.params / 1e9:.2f}B parameters, {est.shape_source}"
+    memory["phases"] = {
+        phase: {**{term.name: round(term.gb, 1) for term in terms}, "total": round(est.total(phase), 1)}
+        for phase, terms in est.phases.items()
+    }
+    pool = est.run.gpu_memory_utilization * gpu_gb
+    memory["vllm_weights_gb"] = round(est.vllm_weights_gb, 1)
+    memory["kv_cache_gb"] = round(max(0.0, pool - est.vllm_weights_gb), 1)
+    memory["peak_phase"] = est.peak_phase
+    memory["total_gb"] = round(est.peak_gb, 1)
+    memory["margin_gb"] = round(gpu_memory.MARGIN * gpu_gb, 1)
+    return memory
+
+
+def memory_problems(spec: DeploySpec, est: gpu_memory.Estimate | None) -> list[Problem]:
+    """A warning when the estimated peak leaves less than gpu_memory.MARGIN of the GPU free,
+    naming the setting whose term is the largest in the peak phase. `check` shows the same."""
+    gpu, t = spec.gpu, spec.values.training
+    if est is None:
+        return []
+    peak, phase = est.peak_gb, est.peak_phase
+    free = gpu.gpu_memory_gb - peak
+    if free >= gpu_memory.MARGIN * gpu.gpu_memory_gb:
+        return []
+    where = f"estimated peak {peak:.1f} GB per GPU ({phase} phase)"
+    if free < 0:
+        text = f"{where} exceeds the {gpu.gpu_memory_gb:g} GB of a {gpu.name}"
+    else:
+        text = (
+            f"{where} leaves {free:.1f} GB of the {gpu.gpu_memory_gb:g} GB of a {gpu.name}, "
+            f"less than the {gpu_memory.MARGIN:.0%} margin"
+        )
+    lever = gpu_memory.lever(est)
+    if lever is None:
+        return [Problem("warning", PLAN, "worker.replicas", text)]
+    what = {
+        "training.ppoMicroBatchSizePerGpu": f"lower it (now {t.ppo_micro_batch_size_per_gpu})",
+        "training.logProbMicroBatchSizePerGpu": f"lower it (now {t.log_prob_micro_batch_size_per_gpu})",
+        "training.gradientCheckpointing": "set it to true",
+        "training.gpuMemoryUtilization": f"lower it (now {t.gpu_memory_utilization:g})",
+        "training.extraArgs": "offload the actor outside its phases: add " + " and ".join(OFFLOAD_ARGS),
+        "worker.replicas": f"shard the actor over more GPUs (now {spec.values.worker.replicas} nodes)",
+    }
+    # A dynamic-batch token budget has no values key of its own: training.extraArgs (verl's key).
+    key, _, verl_key = lever.key.partition(" ")
+    advice = what.get(lever.key, f"lower {verl_key.strip('()')}")
+    terms = " + ".join(f"'{name}'" for name in lever.terms)
+    text += f"; {terms} ({lever.gb:.1f} GB) is the most one setting moves: {advice}"
+    return [Problem("warning", PLAN, key, text)]
+
+
 def render_text(plan: Plan, width: int = 100) -> str:
     from rich.console import Console
-    from rich.table import Table
+    from rich.table import Column, Table
 
     console = Console(
         width=width, record=True, color_system=None, force_terminal=False, file=open("/dev/null", "w")
@@ -189,15 +350,20 @@ def render_text(plan: Plan, width: int = 100) -> str:
     r = plan.ray
     needs = r["verl_needs_per_node"]
     console.print(f"Ray CPUs per worker: {r['cpus_per_worker']:g} (verl's placement groups need {needs})")
+    security_rows = {k: v for k, v in plan.security.items() if k != "pins"} | {
+        f"pin: {k}": v for k, v in plan.security["pins"].items()
+    }
     for title, rows in (
         ("Batches", plan.batches),
-        ("GPU memory per GPU (GB, rough)", plan.memory_per_gpu_gb),
         ("Bucket space (GB, rough)", plan.storage_gb),
+        ("Access and pins", security_rows),
     ):
-        table = Table("", "", title=title, show_header=False)
+        table = Table(Column(""), Column("", overflow="fold"), title=title, show_header=False)
         for key, value in rows.items():
             table.add_row(key.replace("_", " "), str(value))
         console.print(table)
+        if title == "Batches":
+            render_memory(console, plan.memory_per_gpu_gb)
     c, run = plan.cost, plan.run
     seconds = f"{run['step_seconds']:g} s per step" + (
         " (assumed: measure with --step-seconds)" if run["step_seconds_assumed"] else ""
@@ -217,6 +383,53 @@ def render_text(plan: Plan, width: int = 100) -> str:
     for w in plan.warnings:
         console.print(w.line(), soft_wrap=True, markup=False)
     return console.export_text()
+
+
+# Rows of the memory table: the actor's state, what the batch makes, vLLM, then the fixed costs.
+TERM_ORDER = (
+    "actor weights",
+    "actor gradients",
+    "Adam",
+    "FSDP",
+    "activations",
+    "logits",
+    "vLLM pool",
+    "allocator",
+    "CUDA",
+    "NCCL",
+    "",
+)
+
+
+def render_memory(console: Any, memory: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    if "phases" not in memory:
+        console.print(
+            f"GPU memory per GPU: no estimate (the model folder's name has no size); {memory['gpu_gb']} GB"
+        )
+        return
+    phases = memory["phases"]
+    table = Table("term", *phases, title="GPU memory per GPU (GB, estimate; the phases run one at a time)")
+    names = sorted(
+        dict.fromkeys(name for terms in phases.values() for name in terms if name != "total"),
+        key=lambda name: next(i for i, p in enumerate(TERM_ORDER) if name.startswith(p)),
+    )
+    for name in names:
+        table.add_row(name, *(_gb(terms.get(name)) for terms in phases.values()))
+    table.add_row("total", *(_gb(terms["total"]) for terms in phases.values()), end_section=True)
+    console.print(table)
+    console.print(
+        f"Peak {memory['total_gb']} GB in the {memory['peak_phase']} phase, of {memory['gpu_gb']} GB "
+        f"(warns with less than {memory['margin_gb']} GB free); vLLM's pool holds "
+        f"{memory['vllm_weights_gb']} GB of weights and {memory['kv_cache_gb']} GB for the KV cache. "
+        f"Model: {memory['model']}; terms and sources: docs/gpu-memory.md.",
+        soft_wrap=True,
+    )
+
+
+def _gb(value: float | None) -> str:
+    return "" if value is None else f"{value:.1f}"
 
 
 def _row(pod: str, node: str, needs: Amounts, allocatable: Amounts) -> dict[str, Any]:

@@ -24,6 +24,12 @@ import time
 import uuid
 from collections.abc import Callable
 
+try:  # in the verl_grpo package
+    from . import checkpoint_guard, nccl_gate
+except ImportError:  # shipped: the pre-flight ConfigMap's files side by side, run as a script
+    import checkpoint_guard  # type: ignore[no-redef]
+    import nccl_gate  # type: ignore[no-redef]
+
 COLUMNS = ("data_source", "prompt", "ability", "reward_model", "extra_info")
 # Written last into each folder by the data-prep Job and scripts/60-data.sh: a folder without it
 # may still be filling (a 65 GB model arrives shard by shard), whatever else is already there.
@@ -154,6 +160,37 @@ def gpu_problems(nodes: list[dict], per_node: int, node_count: int) -> list[str]
     return problems
 
 
+def resume_problems(checkpoints: str, keep: int) -> list[str]:
+    """Make verl resume from a complete checkpoint (checkpoint_guard), and prune past retention."""
+    resume = checkpoint_guard.choose(checkpoints)
+    for line in resume.notes + checkpoint_guard.prune(checkpoints, resume.step, keep):
+        print(f"preflight: checkpoints: {line}", flush=True)
+    return resume.problems
+
+
+def gate_settings(args: argparse.Namespace) -> nccl_gate.GateSettings | None:
+    if args.nccl_gate != "true" or not args.gpus_per_node:
+        return None
+    return nccl_gate.GateSettings(
+        per_node=args.nccl_gate_ranks_per_node or args.gpus_per_node,
+        size=nccl_gate.parse_size(args.nccl_gate_size),
+        threshold=args.nccl_gate_min_busbw,
+        timeout=args.nccl_gate_timeout,
+        backend=args.nccl_gate_backend,
+        stall_rank=args.nccl_gate_stall_rank,
+    )
+
+
+def gate_passes(settings: nccl_gate.GateSettings, nodes: Callable[[], list[dict] | None]) -> bool:
+    found = nodes()
+    if found is None:
+        print("preflight: nccl-gate: skipped (this Python has no ray)", flush=True)
+        return True
+    return nccl_gate.run_gate(
+        found, settings, lambda line: print(f"preflight: nccl-gate: {line}", flush=True)
+    )
+
+
 def ray_nodes() -> list[dict] | None:
     try:
         import ray
@@ -194,6 +231,25 @@ def exec_command(command: list[str]) -> None:
     os.execvp(command[0], command)
 
 
+def wait_for_inputs(
+    args: argparse.Namespace, nodes: Callable[[], list[dict] | None], wait: float, why: str
+) -> list[str]:
+    """The checks again every --interval until they pass or `wait` seconds are over: what is left."""
+    deadline = time.monotonic() + wait
+    while True:
+        problems = run_checks(args, nodes)
+        if not problems:
+            print("preflight: model, data, checkpoints and GPUs are ready", flush=True)
+            return []
+        if time.monotonic() >= deadline:
+            return problems
+        print(
+            f"preflight: waiting up to {wait:.0f} s ({why}): {len(problems)} problems, first: {problems[0]}",
+            flush=True,
+        )
+        time.sleep(min(args.interval, max(0.0, deadline - time.monotonic())))
+
+
 def main(
     argv: list[str] | None = None,
     nodes: Callable[[], list[dict] | None] = ray_nodes,
@@ -212,29 +268,39 @@ def main(
         "--wait", default="0", help="seconds to wait for missing inputs, or auto (sized from the model)"
     )
     parser.add_argument("--interval", type=float, default=15)
+    parser.add_argument("--keep", type=int, default=0, help="checkpoints kept (0: no pruning)")
+    gate = parser.add_argument_group("NCCL gate", nccl_gate.__doc__.splitlines()[0])
+    gate.add_argument("--nccl-gate", choices=("true", "false"), default="false")
+    gate.add_argument("--nccl-gate-size", default="256Mi", help="largest all-reduce message")
+    gate.add_argument("--nccl-gate-min-busbw", type=float, default=0.0, help="GB/s of bus bandwidth")
+    gate.add_argument("--nccl-gate-timeout", type=float, default=300.0, help="seconds per collective")
+    gate.add_argument("--nccl-gate-backend", choices=("nccl", "gloo"), default="nccl", help="gloo: CPU tests")
+    gate.add_argument("--nccl-gate-ranks-per-node", type=int, default=0, help="0: one per GPU (tests: fewer)")
+    gate.add_argument("--nccl-gate-stall-rank", type=int, default=None, help="test hook: this rank stalls")
     args = parser.parse_args(own)
+    try:
+        gate = gate_settings(args)
+    except ValueError as e:
+        parser.error(f"--nccl-gate-size: {e}")
     try:
         wait, why = wait_seconds(args.wait, args.model)
     except ValueError:
         parser.error(f"--wait: {args.wait!r} is neither a number of seconds nor auto")
-    deadline = time.monotonic() + wait
-    while True:
-        problems = run_checks(args, nodes)
-        if not problems:
-            print("preflight: model, data, checkpoints and GPUs are ready", flush=True)
-            if command:
-                run(command)
-            return 0
-        if time.monotonic() >= deadline:
-            break
-        print(
-            f"preflight: waiting up to {wait:.0f} s ({why}): {len(problems)} problems, first: {problems[0]}",
-            flush=True,
-        )
-        time.sleep(min(args.interval, max(0.0, deadline - time.monotonic())))
+    problems = wait_for_inputs(args, nodes, wait, why) or resume_problems(args.checkpoints, args.keep)
     for p in problems:
         print(f"preflight: {p}", file=sys.stderr, flush=True)
-    return 1
+    if problems:
+        return 1
+    if gate and not gate_passes(gate, nodes):
+        print(
+            "preflight: nccl-gate failed: verl would hang in its first collective",
+            file=sys.stderr,
+            flush=True,
+        )
+        return 1
+    if command:
+        run(command)
+    return 0
 
 
 if __name__ == "__main__":

@@ -6,12 +6,15 @@ import ipaddress
 import shlex
 
 from . import VERL_VERSION
+from .constructs.data_prep_job import data_prep_account
+from .constructs.verl_ray_cluster import ray_auth_secret
 from .preflight import MARKER
 from .profiles import Profile
 from .values.capacity import pool_flags
 from .values.derive import DeploySpec
 from .values.gke_versions import floor
 from .values.networks import nic_networks
+from .values.pins import VERL_COMMIT, rdma_installer
 
 # A /16 holds the gVNIC subnet and the 8 RDMA subnets as /24s, in NIC order.
 DEFAULT_NETWORK_BASE = "10.100.0.0/16"
@@ -63,9 +66,14 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         "VERL_DIR": v.storage.verl_dir,
         "CHECKPOINT_DIR": v.storage.checkpoint_dir,
         "KSA_NAME": v.service_account.name,
+        "DATA_PREP_KSA": data_prep_account(spec),
         "NAMESPACE": spec.release.namespace,
         "HF_TOKEN_SECRET": v.data_prep.hf_token_secret,
+        # ray.auth token: the Secret KubeRay hands the Ray containers (empty: no Ray token)
+        "RAY_TOKEN_SECRET": ray_auth_secret(spec) if v.ray.auth == "token" else "",
         "VERL_VERSION": VERL_VERSION,
+        "VERL_COMMIT": VERL_COMMIT,
+        "RDMA_INSTALLER": rdma_installer(v.cluster.mode),
         "MARKER": MARKER,
     }
 

@@ -10,12 +10,16 @@ from pathlib import Path
 
 from verl_grpo.constructs.data_prep_job import SCRIPT
 from verl_grpo.preflight import MARKER
+from verl_grpo.values.pins import VERL_COMMIT
 
 # What `git clone --branch v0.6.1 verl` brings, as far as the GSM8K step touches it: gsm8k.py
 # imports verl.utils.hdfs_io (examples/data_preprocess/gsm8k.py at v0.6.1).
 FAKE_GIT = f"""#!{sys.executable}
-import sys
+import os, sys
 from pathlib import Path
+if "rev-parse" in sys.argv:  # the clone's commit: what the tag points at upstream
+    print(os.environ["UPSTREAM_COMMIT"])
+    sys.exit(0)
 target = Path(sys.argv[-1])
 (target / "verl" / "utils").mkdir(parents=True)
 (target / "verl" / "__init__.py").write_text("")
@@ -53,6 +57,8 @@ def test_gsm8k_step_imports_the_cloned_verl(tmp_path: Path) -> None:
         "VERL_DIR": str(bucket / "verl"),
         "DATA_DIR": str(bucket / "data"),
         "VERL_VERSION": "0.6.1",
+        "VERL_COMMIT": VERL_COMMIT,
+        "UPSTREAM_COMMIT": VERL_COMMIT,
         "HOME": os.environ.get("HOME", "/root"),
     }
     done = subprocess.run(["bash", "-c", SCRIPT], env=env, capture_output=True, text=True, check=False)
@@ -65,3 +71,10 @@ def test_gsm8k_step_imports_the_cloned_verl(tmp_path: Path) -> None:
     # A second run finds every marker and does nothing.
     again = subprocess.run(["bash", "-c", SCRIPT], env=env, capture_output=True, text=True, check=False)
     assert again.returncode == 0 and again.stdout.count("skip:") == 3
+    # A tag moved upstream: another commit is refused, and nothing is marked done.
+    (bucket / "verl" / MARKER).unlink()
+    env["UPSTREAM_COMMIT"] = "0" * 40
+    moved = subprocess.run(["bash", "-c", SCRIPT], env=env, capture_output=True, text=True, check=False)
+    assert moved.returncode != 0
+    assert f"verl v0.6.1 is commit {'0' * 40}, not {VERL_COMMIT}" in moved.stderr
+    assert not (bucket / "verl" / MARKER).exists()

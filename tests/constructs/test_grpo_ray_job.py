@@ -25,7 +25,11 @@ def test_ray_job_settings(shipped):
     assert preflight.startswith(
         "python3 /opt/verl-grpo/preflight.py --model /data/models/Qwen2.5-32B-Instruct"
     )
-    assert "--gpus-per-node 8 --nodes 2 --tensor-parallel 8 --wait auto" in preflight
+    assert "--gpus-per-node 8 --nodes 2 --tensor-parallel 8 --keep 2 --wait auto" in preflight
+    # The NCCL gate on, its threshold a quarter of an A3 Ultra node's 3200 Gbps (400 GB/s).
+    assert preflight.endswith(
+        "--nccl-gate true --nccl-gate-size 256Mi --nccl-gate-min-busbw 100 --nccl-gate-timeout 300"
+    )
     assert verl.startswith("python3 -m verl.trainer.main_ppo")
     assert "&&" not in s["entrypoint"] and ";" not in s["entrypoint"]
     assert s["ttlSecondsAfterFinished"] == 300  # minutes, not an hour of idle GPUs

@@ -38,7 +38,8 @@ def test_host_paths_are_exactly_the_gpu_stack_and_read_only(shipped):
     for r in shipped.values():
         for _, pod in pods(r):
             host = {v["name"]: v["hostPath"]["path"] for v in pod["spec"]["volumes"] if "hostPath" in v}
-            mounts = {m["name"]: m for c in pod["spec"]["containers"] for m in c["volumeMounts"]}
+            containers = pod["spec"]["containers"] + pod["spec"].get("initContainers", [])
+            mounts = {m["name"]: m for c in containers for m in c["volumeMounts"]}
             assert set(host) <= {"nvidia", "gib"}
             for name in host:
                 assert mounts[name]["readOnly"] is True

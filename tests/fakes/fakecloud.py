@@ -9,7 +9,11 @@ keeps state (what exists) and fails on demand.
                         the Services it can find are state.json's "services" ({namespace, name, labels})
     FAKE_GKE_VERSIONS   what `gcloud container get-server-config` lists for any channel (';'-separated)
     FAKE_NO_CREDENTIALS `gcloud auth print-access-token` fails as gcloud does without an account
-    state.json's "configmaps" ({"ns/name": data}) answers `kubectl get configmap -o jsonpath={.data.KEY}`
+    FAKE_GIT_COMMIT     what `git rev-parse HEAD` prints (default: the commit values/pins.py pins)
+    FAKE_BUCKETS        a folder whose subfolders are buckets' contents: `gcloud storage cp --recursive
+                        gs://B/PREFIX/* DEST` copies from FAKE_BUCKETS/B/PREFIX (a read)
+    state.json's "configmaps" ({"ns/name": data}) answers `kubectl get configmap -o jsonpath={.data.KEY}`,
+    its "secrets" ({"ns/name": data, base64 values}) `kubectl get secret -o jsonpath={.data.KEY}`
 
 `kubectl apply -f FILE` records each object it reads (kind, name, its YAML) in state.json's
 "applied", keyed kind/namespace/name, as the API server would keep them; URLs are recorded as is.
@@ -19,6 +23,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import socket
 import socketserver
 import sys
@@ -121,6 +127,8 @@ def gcloud(cloud: Cloud, args: list[str]) -> int:
         return (
             0 if any(o == name or o.startswith(name.rstrip("/") + "/") for o in cloud.state["objects"]) else 1
         )
+    if group == "storage" and verb == "cp" and name.startswith("gs://") and "FAKE_BUCKETS" in os.environ:
+        return fetch_objects(name, words[verb_at + 2])
     if verb == "get-iam-policy":
         bindings = [{"role": role, "members": [m]} for b, m, role in cloud.state["iam"] if b == name]
         print(json.dumps({"bindings": bindings}))
@@ -132,6 +140,10 @@ def gcloud(cloud: Cloud, args: list[str]) -> int:
         cloud.drop(key)
     elif verb == "rm":
         cloud.drop(f"storage buckets {name}")
+        # rm --recursive takes the managed folders too unless --exclude-managed-folders
+        # (https://cloud.google.com/sdk/gcloud/reference/storage/rm)
+        prefix = f"storage managed-folders {name.rstrip('/')}/"
+        cloud.state["resources"] = [r for r in cloud.state["resources"] if not r.startswith(prefix)]
         cloud.state["objects"] = [o for o in cloud.state["objects"] if not o.startswith(name)]
     elif verb == "rsync":  # every file of the source, as objects under the destination
         source, dest = Path(words[verb_at + 1]), words[verb_at + 2].rstrip("/")
@@ -143,6 +155,17 @@ def gcloud(cloud: Cloud, args: list[str]) -> int:
         cloud.state["iam"].append([name, flag(args, "member"), flag(args, "role")])
     elif verb == "remove-iam-policy-binding":
         cloud.state["iam"].remove([name, flag(args, "member"), flag(args, "role")])
+    return 0
+
+
+def fetch_objects(url: str, dest: str) -> int:
+    """`gcloud storage cp --recursive gs://B/PREFIX/* DEST`: what is under PREFIX, into DEST."""
+    source = Path(os.environ["FAKE_BUCKETS"]) / url.removeprefix("gs://").removesuffix("/*")
+    if not source.is_dir():
+        no_match = "The following URLs matched no objects or files"
+        print(f"ERROR: (gcloud.storage.cp) {no_match}:\n-{url}", file=sys.stderr)
+        return 1
+    shutil.copytree(source, dest, dirs_exist_ok=True)
     return 0
 
 
@@ -203,12 +226,12 @@ def kubectl(cloud: Cloud, args: list[str]) -> int:
     if verb == "port-forward":
         return port_forward(cloud, namespace, words[-2])
     output = option(args, "-o") or next((a[3:] for a in args if a.startswith("-o=")), "")
-    if verb == "get" and words[1] == "configmap" and output.startswith("jsonpath={.data."):
-        # `-o jsonpath='{.data.runtime-env\.yaml}'`: one key of state.json's "configmaps".
+    if verb == "get" and words[1] in ("configmap", "secret") and output.startswith("jsonpath={.data."):
+        # `-o jsonpath='{.data.runtime-env\.yaml}'`: one key of state.json's "configmaps" / "secrets".
         key = output.removeprefix("jsonpath={.data.").removesuffix("}").replace("\\.", ".")
-        data = cloud.state.get("configmaps", {}).get(f"{namespace}/{words[2]}")
+        data = cloud.state.get(f"{words[1]}s", {}).get(f"{namespace}/{words[2]}")
         if data is None or key not in data:
-            print(f'Error from server (NotFound): configmaps "{words[2]}" not found', file=sys.stderr)
+            print(f'Error from server (NotFound): {words[1]}s "{words[2]}" not found', file=sys.stderr)
             return 1
         sys.stdout.write(data[key])
         return 0
@@ -248,7 +271,14 @@ def git(cloud: Cloud, args: list[str]) -> int:
         package = Path(positional(args)[-1]) / "verl"
         package.mkdir(parents=True, exist_ok=True)
         (package / "__init__.py").write_text("")
+    if "rev-parse" in args:  # the clone's commit: the pinned one, or FAKE_GIT_COMMIT (a moved tag)
+        print(os.environ.get("FAKE_GIT_COMMIT") or pinned_verl_commit())
     return 0
+
+
+def pinned_verl_commit() -> str:
+    pins = Path(__file__).resolve().parents[2] / "cdk8s" / "verl_grpo" / "values" / "pins.py"
+    return re.search(r'VERL_COMMITS = \{"[^"]+": "([0-9a-f]{40})"\}', pins.read_text()).group(1)
 
 
 def main() -> int:

@@ -6,9 +6,7 @@ import csv
 import io
 import json
 import shlex
-import shutil
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -21,10 +19,6 @@ from ..local_ray import (
     VERL_VENV,
     LocalRay,
     config_maps,
-    fill_mounts,
-    mount_preflight,
-    start_cluster,
-    stop_cluster,
 )
 from ..plots import assert_real_plot
 from ..ray_probe.verl_grpo_probe.env_report import MARK
@@ -36,22 +30,6 @@ pytestmark = pytest.mark.slow
 RAYCLUSTER_PROFILES = [
     f"{gpu}-{mode}-raycluster" for gpu in ("b200", "h200") for mode in ("standard", "autopilot")
 ]
-
-
-@pytest.fixture(scope="module")
-def local_ray():
-    # Outside /tmp: the kit refuses mount paths under /tmp (Ray's scratch space in the pods).
-    root = Path(tempfile.mkdtemp(prefix="verl-grpo-ray-", dir="/var/tmp"))
-    temp = Path(tempfile.mkdtemp(prefix="vgr", dir="/tmp"))
-    try:
-        url = start_cluster(root, temp)
-        local = LocalRay(url, root, fill_mounts(root))
-        mount_preflight(local)
-        yield local
-    finally:
-        stop_cluster()
-        shutil.rmtree(root, ignore_errors=True)
-        shutil.rmtree(temp, ignore_errors=True)
 
 
 def rendered(local: LocalRay, *args: str) -> dict[str, str]:

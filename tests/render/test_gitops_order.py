@@ -102,7 +102,7 @@ def test_the_old_waves_would_never_finish() -> None:
         annotations[WAVE] = {"Job": "-1", "RayJob": "1"}.get(obj["kind"], "0")
     problems = order_problems(objects)
     (job,) = [o["metadata"]["name"] for o in objects if o["kind"] == "Job"]
-    assert f"Job/{job} (wave -1) needs ServiceAccount/verl-ksa (wave 0)" in problems
+    assert f"Job/{job} (wave -1) needs ServiceAccount/verl-ksa-data-prep (wave 0)" in problems
     (claim,) = [
         o["metadata"]["name"]
         for o in objects

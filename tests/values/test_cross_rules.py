@@ -198,6 +198,8 @@ PAIRS = [
     {"queue.enabled": True, "queue.createObjects": True, "queue.gpuQuota": 8},
     {"cluster.capacity": "flex-start", "job.activeDeadlineSeconds": 604801},
     {"worker.cpu": "23"},
+    {"ray.auth": "token"},
+    {"ray.auth": "token", "ray.version": "2.52.0", "kuberay.version": "1.5.1"},
 ]
 
 

@@ -88,6 +88,7 @@ def test_lists_replace_and_null_deletes_as_in_helm():
             "use --set-json training.learningRate=0.00001)",
         ),
         (["worker.replicas=-1"], "worker.replicas: -1 is less than the minimum of 1"),
+        (["training.checkpointsToKeep=1"], "training.checkpointsToKeep: 1 is less than the minimum of 2"),
         (["gpu.type=gb300"], "gpu.type: 'gb300' is not one of ['b200', 'h200']"),
         (["run.name=Run_1"], "run.name: 'Run_1' does not match"),
         (["storage.bucket=gs://my-bucket"], "storage.bucket: 'gs://my-bucket' does not match"),
@@ -144,6 +145,7 @@ def test_a_new_gpu_type_is_one_data_file(tmp_path):
         "name: gb200\nmachineType: a4x-highgpu-4g\naccelerator: nvidia-gb200\ngpusPerNode: 4\n"
         "vcpu: 140\nmemoryGB: 884\ngpuMemoryGB: 186\n"
         "ncclTunerConfig: /usr/local/gib/configs/tuner_config_a4x.txtpb\nminGkeVersion: 1.32.4-gke.1000000\n"
+        "gpuNetworkGbps: 1600\n"
     )
     out = tmp_path / "out"
     code = (

@@ -26,6 +26,7 @@ def add(verbs: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..plan import memory_estimate, memory_problems
     from ..problems import Problem, Problems, as_json, errors
     from ..verl_check import training_problems
 
@@ -38,7 +39,10 @@ def run(args: argparse.Namespace) -> int:
                 raise
             report[profile.name] = e.problems
             continue
-        report[profile.name] = [p.at(profile.name) for p in training_problems(deploy, args.verl_version)]
+        # plan's memory warning too: a run that will not fit its GPUs is a problem of its settings.
+        memory = memory_problems(deploy, memory_estimate(deploy, args.verl_version))
+        problems = [*training_problems(deploy, args.verl_version), *memory]
+        report[profile.name] = [p.at(profile.name) for p in problems]
     if args.output == "json":
         print(as_json(report))
     else:

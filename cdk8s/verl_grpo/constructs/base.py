@@ -8,6 +8,7 @@ from constructs import Construct
 
 import cdk8s
 
+from ..values.derive import DeploySpec
 from ..values.kueue import KUEUE_API
 from .pod_security import skip_annotations
 
@@ -130,6 +131,12 @@ class ManifestConstruct:
             includes["spec"] = f"{spec_template}{SPEC_DEFINE}"
         if includes:
             self.includes[key] = includes
+
+
+def image(spec: DeploySpec) -> str:
+    """The verl image every container runs: REPOSITORY:TAG, and @DIGEST when image.digest pins it."""
+    i = spec.values.image
+    return f"{i.repository}:{i.tag}{spec.ops.prefixed(i.digest, '@')}"
 
 
 def pod_labels(release_name: str) -> dict[str, str]:

@@ -11,17 +11,17 @@ from constructs import Construct
 from .. import VERL_VERSION
 from ..preflight import MARKER
 from ..values.derive import DeploySpec
-from .base import WAVE_DATA, ManifestConstruct, pod_labels
+from ..values.pins import VERL_COMMIT, VERL_REPOSITORY
+from .base import WAVE_DATA, ManifestConstruct, image, pod_labels
 from .gcs_fuse_storage import GcsFuseStorage
 from .pod_security import (
     BATCH_EXCEPTIONS,
     HEAD_CONTAINER_SECURITY,
+    NAMESPACED_EXCEPTIONS,
     hardened_pod,
 )
 from .scheduling import cpu_node_selector
-from .training_identity import TrainingIdentity
 
-VERL_REPOSITORY = "https://github.com/verl-project/verl"
 # The chart's named templates for the Job's spec and its digest (see Ops.spec_digest).
 DATA_PREP_TEMPLATE = "verl-grpo.dataPrepJob"
 
@@ -34,12 +34,17 @@ download_model() {{
   python3 - <<'PY'
 import os
 from huggingface_hub import snapshot_download
-snapshot_download(os.environ["MODEL_ID"], local_dir=os.environ["MODEL_DIR"])
+e = os.environ
+snapshot_download(e["MODEL_ID"], revision=e["MODEL_REVISION"], local_dir=e["MODEL_DIR"])
 PY
 }}
 fetch_verl() {{
   rm -rf "$VERL_DIR.partial"
   git clone --quiet --depth 1 --branch "v$VERL_VERSION" {VERL_REPOSITORY} "$VERL_DIR.partial"
+  commit=$(git -C "$VERL_DIR.partial" rev-parse HEAD)
+  if [ "$commit" != "$VERL_COMMIT" ]; then  # a moved tag is not the verl this kit checks
+    echo "verl v$VERL_VERSION is commit $commit, not $VERL_COMMIT" >&2; exit 1
+  fi
   rm -rf "$VERL_DIR" && mv "$VERL_DIR.partial" "$VERL_DIR"
 }}
 prepare_gsm8k() {{
@@ -54,13 +59,18 @@ step "$DATA_DIR" prepare_gsm8k
 """
 
 
+def data_prep_account(spec: DeploySpec) -> str:
+    """The data-prep Job's own identity: it writes the model, data and verl folders of the bucket,
+    which the Ray pods' account may only read (scripts/lib.sh bucket_grants)."""
+    return f"{spec.values.service_account.name}-data-prep"
+
+
 class DataPrepJob(ManifestConstruct):
     def __init__(
         self,
         scope: Construct,
         id: str,
         spec: DeploySpec,
-        identity: TrainingIdentity,
         storage: GcsFuseStorage,
     ) -> None:
         super().__init__(scope, id, spec.release.namespace)
@@ -71,10 +81,12 @@ class DataPrepJob(ManifestConstruct):
         amounts = {"cpu": p.cpu, "memory": p.memory, "ephemeral-storage": p.ephemeral_storage}
         env = [
             {"name": "MODEL_ID", "value": p.model_id},
+            {"name": "MODEL_REVISION", "value": p.model_revision},
             {"name": "MODEL_DIR", "value": f"{s.mount_path}/{s.model_dir}"},
             {"name": "VERL_DIR", "value": f"{s.mount_path}/{s.verl_dir}"},
             {"name": "DATA_DIR", "value": f"{s.mount_path}/{s.data_dir}"},
             {"name": "VERL_VERSION", "value": VERL_VERSION},
+            {"name": "VERL_COMMIT", "value": VERL_COMMIT},
             {"name": "HF_HOME", "value": "/tmp/huggingface"},
             # Only when the Secret exists: public models need no token.
             {
@@ -90,13 +102,13 @@ class DataPrepJob(ManifestConstruct):
                     "annotations": storage.pod_annotations,
                 },
                 "spec": {
-                    **hardened_pod(identity.name),
+                    **hardened_pod(data_prep_account(spec)),
                     "restartPolicy": "Never",
                     "nodeSelector": cpu_node_selector(v),
                     "containers": [
                         {
                             "name": "data-prep",
-                            "image": f"{v.image.repository}:{v.image.tag}",
+                            "image": image(spec),
                             "imagePullPolicy": v.image.pull_policy,
                             "command": ["bash", "-c", SCRIPT],
                             "env": env,
@@ -112,6 +124,13 @@ class DataPrepJob(ManifestConstruct):
                 },
             },
         }
+        self.add_object(
+            "service-account",
+            kind="ServiceAccount",
+            name=data_prep_account(spec),
+            skips=NAMESPACED_EXCEPTIONS,
+            body={},
+        )
         self.add_object(
             "job",
             kind="Job",

@@ -114,6 +114,11 @@ class GcsFuseStorage(ManifestConstruct):
             for role, claim, _, _ in self._mounts
         ]
 
+    def checkpoint_volume_mount(self) -> dict[str, Any]:
+        """The writable volume alone (the run's folder: checkpoints and logs)."""
+        (mount,) = [m for m in self.volume_mounts() if m["name"] == "checkpoints"]
+        return mount
+
     def volume_mounts(self) -> list[dict[str, Any]]:
         # `readOnly: false` is left out: KubeRay round-trips the RayJob through its Go types
         # (omitempty) when it adds its finalizer, and a field it drops from the atomic

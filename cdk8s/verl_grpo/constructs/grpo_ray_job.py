@@ -5,8 +5,8 @@ from __future__ import annotations
 from constructs import Construct
 
 from ..values.derive import DeploySpec
-from .base import WAVE_RUN, ManifestConstruct
-from .pod_security import NAMESPACED_EXCEPTIONS
+from .base import WAVE_RUN, ManifestConstruct, image, pod_labels
+from .pod_security import HEAD_CONTAINER_SECURITY, NAMESPACED_EXCEPTIONS, POD_SECURITY_CONTEXT
 from .preflight_script import submit_config_map_name
 from .runtime_env import entrypoint, runtime_env_yaml
 from .scheduling import queue_labels
@@ -19,6 +19,42 @@ RAY_JOB_TEMPLATE = "verl-grpo.rayJob"
 # entrypoint with the same runtime env: the chart keeps each once.
 ENTRYPOINT_TEMPLATE = "verl-grpo.entrypoint"
 RUNTIME_ENV_TEMPLATE = "verl-grpo.runtimeEnv"
+SUBMITTER_CONTAINER = "ray-job-submitter"  # KubeRay's name for it (utils.SubmitterContainerName)
+
+
+SUBMITTER_LABELS = {"app.kubernetes.io/component": "submitter"}
+
+
+def submitter_pod_template(spec: DeploySpec) -> dict[str, object]:
+    """KubeRay's default submitter (ray-operator common/job.go GetDefaultSubmitterContainer,
+    v1.4-v1.7: the head's image, requests 500m / 200Mi, limits 1 / 1Gi, restartPolicy Never)
+    with the release's labels, so the NetworkPolicy admits it to the dashboard and to nothing
+    else, and the pods' hardening. KubeRay fills in its command and env, and with token auth the
+    token (rayjob_controller.go configureSubmitterContainer). No service account of ours: it
+    talks to the head only, never to the bucket. (A gated block cannot hold gated keys in the
+    chart, so this template has none.)"""
+    v = spec.values
+    return {
+        "metadata": {"labels": {**pod_labels(spec.release.name), **SUBMITTER_LABELS}},
+        "spec": {
+            "automountServiceAccountToken": False,
+            "securityContext": POD_SECURITY_CONTEXT,
+            # No node selector, as KubeRay's own: the GPU nodes' taint keeps it off them.
+            "restartPolicy": "Never",
+            "containers": [
+                {
+                    "name": SUBMITTER_CONTAINER,
+                    "image": image(spec),
+                    "imagePullPolicy": v.image.pull_policy,
+                    "resources": {
+                        "requests": {"cpu": "500m", "memory": "200Mi"},
+                        "limits": {"cpu": "1", "memory": "1Gi"},
+                    },
+                    "securityContext": HEAD_CONTAINER_SECURITY,
+                }
+            ],
+        },
+    }
 
 
 class GrpoRayJob(ManifestConstruct):
@@ -37,6 +73,12 @@ class GrpoRayJob(ManifestConstruct):
                 **spec.derived.rayjob_version_fields,
                 "backoffLimit": v.job.backoff_limit,
                 "rayClusterSpec": cluster.spec,
+                # SidecarMode refuses a submitter template (ValidateRayJobSpec); HTTPMode has no pod.
+                **spec.ops.fields_if(
+                    v.job.submission_mode,
+                    "K8sJobMode",
+                    {"submitterPodTemplate": submitter_pod_template(spec)},
+                ),
             }
             # KubeRay ignores changes to an existing RayJob: its cluster is made once ("Disregard
             # changes in RayClusterSpec of RayJob", getOrCreateRayClusterInstance) and the job is

@@ -17,8 +17,13 @@ def submit_config_map_name(spec: DeploySpec) -> str:
     return f"{spec.release.name}-submit"
 
 
-def preflight_source() -> str:
-    return (resources.files("verl_grpo") / "preflight.py").read_text()
+# preflight.py and the modules it imports side by side (stdlib only; ray and torch where they
+# run), and the log shipper the sidecars run.
+SHIPPED = ("preflight.py", "checkpoint_guard.py", "nccl_gate.py", "log_shipper.py")
+
+
+def preflight_sources() -> dict[str, str]:
+    return {name: (resources.files("verl_grpo") / name).read_text() for name in SHIPPED}
 
 
 class PreflightScript(ManifestConstruct):
@@ -37,7 +42,7 @@ class PreflightScript(ManifestConstruct):
             kind="ConfigMap",
             name=self.config_map,
             skips=NAMESPACED_EXCEPTIONS,
-            body={"data": {"preflight.py": preflight_source()}},
+            body={"data": preflight_sources()},
         )
 
     def volume(self) -> dict[str, Any]:

@@ -144,6 +144,17 @@ def checkpoint_dir(spec: DeploySpec) -> str:
     return f"{s.checkpoint_mount_path}/{t.project_name}/{spec.derived.experiment_name}"
 
 
+def logs_folder(spec: DeploySpec) -> str:
+    """Where the log shipper copies each pod's Ray logs: the run's checkpoint folder's logs/."""
+    return f"{checkpoint_dir(spec)}/logs"
+
+
+def logs_url(spec: DeploySpec) -> str:
+    """The same folder in the bucket (the checkpoint volume mounts only-dir=storage.checkpointDir)."""
+    s, t = spec.values.storage, spec.values.training
+    return f"gs://{s.bucket}/{s.checkpoint_dir}/{t.project_name}/{spec.derived.experiment_name}/logs"
+
+
 def preflight_command(spec: DeploySpec) -> str:
     v, s = spec.values, spec.values.storage
     data = f"{s.mount_path}/{s.data_dir}"
@@ -152,8 +163,19 @@ def preflight_command(spec: DeploySpec) -> str:
         f" --train {data}/train.parquet --val {data}/test.parquet --checkpoints {checkpoint_dir(spec)}"
         f" --gpus-per-node {spec.gpu.gpus_per_node} --nodes {text(v.worker.replicas)}"
         f" --tensor-parallel {text(v.training.tensor_parallel_size)}"
+        f" --keep {text(v.training.checkpoints_to_keep)}"
         # 0: `auto`, sized from the model by the pre-flight itself (preflight.wait_seconds).
         f" --wait {text(spec.ops.or_default(v.preflight.wait_seconds, 'auto'))}"
+        f" {nccl_gate_flags(spec)}"
+    )
+
+
+def nccl_gate_flags(spec: DeploySpec) -> str:
+    g = spec.values.preflight.nccl_gate
+    threshold = spec.ops.or_default(g.min_bus_bandwidth_gbps, str(spec.gpu.nccl_gate_min_bus_gbps))
+    return (
+        f"--nccl-gate {text(g.enabled)} --nccl-gate-size {text(g.size)}"
+        f" --nccl-gate-min-busbw {text(threshold)} --nccl-gate-timeout {text(g.timeout_seconds)}"
     )
 
 

@@ -7,8 +7,9 @@ from typing import Any
 from constructs import Construct
 
 from ..values.derive import DeploySpec
-from .base import WAVE_RUN, ManifestConstruct, pod_labels
+from .base import WAVE_RUN, ManifestConstruct, image, pod_labels
 from .gcs_fuse_storage import GcsFuseStorage
+from .log_shipper_sidecar import log_shipper_fields
 from .network_mapping import NetworkMapping
 from .network_policy import DASHBOARD_PORT
 from .pod_security import (
@@ -46,6 +47,11 @@ def _resources(cpu: str, memory: str, ephemeral: str, extra: dict[str, str] | No
     return {"requests": amounts, "limits": dict(amounts)}
 
 
+def ray_auth_secret(spec: DeploySpec) -> str:
+    """The Secret with the Ray cluster's token (key auth_token) when ray.auth is token."""
+    return f"{spec.release.name}-ray-token"
+
+
 def ray_cluster_name(spec: DeploySpec) -> str:
     return f"{spec.release.name}-{spec.values.gpu.type}"
 
@@ -73,8 +79,14 @@ class VerlRayCluster(ManifestConstruct):
         self.name = ray_cluster_name(spec)
         self.spec = {
             "rayVersion": spec.values.ray.version,
+            # The token lives in a Secret of ours, never in values or manifests (ray_auth_secret).
+            **spec.ops.fields_if(
+                spec.values.ray.auth,
+                "token",
+                {"authOptions": {"mode": "token", "secretName": ray_auth_secret(spec)}},
+            ),
             "headGroupSpec": self._head(spec, storage, identity, preflight),
-            "workerGroupSpecs": [self._workers(spec, storage, network, identity)],
+            "workerGroupSpecs": [self._workers(spec, storage, network, identity, preflight)],
         }
         if spec.values.run.kind == "RayCluster":
             self.add_object(
@@ -105,10 +117,11 @@ class VerlRayCluster(ManifestConstruct):
                 "spec": {
                     **hardened_pod(identity.name),
                     "nodeSelector": selector,
+                    **log_shipper_fields(spec, storage, preflight, "ray-logs", "/tmp/ray", "/tmp/ray"),
                     "containers": [
                         {
                             "name": "ray-head",
-                            "image": f"{v.image.repository}:{v.image.tag}",
+                            "image": image(spec),
                             "imagePullPolicy": v.image.pull_policy,
                             "ports": [{"containerPort": port, "name": name} for name, port in HEAD_PORTS],
                             "resources": _resources(v.head.cpu, v.head.memory, v.head.ephemeral_storage),
@@ -127,7 +140,11 @@ class VerlRayCluster(ManifestConstruct):
 
     @staticmethod
     def _workers(
-        spec: DeploySpec, storage: GcsFuseStorage, network: NetworkMapping, identity: TrainingIdentity
+        spec: DeploySpec,
+        storage: GcsFuseStorage,
+        network: NetworkMapping,
+        identity: TrainingIdentity,
+        preflight: PreflightScript,
     ) -> dict[str, Any]:
         v, gpu, d = spec.values, spec.gpu, spec.derived
         selector = gpu_node_selector(spec)
@@ -155,10 +172,12 @@ class VerlRayCluster(ManifestConstruct):
                     **hardened_pod(identity.name),
                     "nodeSelector": selector,
                     "tolerations": worker_tolerations(spec),
+                    # The worker's /tmp is the ray-tmp volume: Ray's folder is ray/ in it.
+                    **log_shipper_fields(spec, storage, preflight, "ray-tmp", "/ray-tmp", "/ray-tmp/ray"),
                     "containers": [
                         {
                             "name": "ray-worker",
-                            "image": f"{v.image.repository}:{v.image.tag}",
+                            "image": image(spec),
                             "imagePullPolicy": v.image.pull_policy,
                             "env": [{"name": "LD_LIBRARY_PATH", "value": LD_LIBRARY_PATH}],
                             "resources": _resources(
@@ -179,6 +198,7 @@ class VerlRayCluster(ManifestConstruct):
                         *({"name": name, "hostPath": {"path": path}} for name, path, _ in HOST_PATHS),
                         {"name": "ray-tmp", "emptyDir": {}},
                         *storage.volumes(),
+                        preflight.volume(),
                     ],
                 },
             },

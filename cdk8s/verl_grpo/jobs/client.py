@@ -41,20 +41,38 @@ def _reachable(url: str) -> None:
         ) from e
 
 
-def connect(url: str) -> Connection:
+def _auth_error(url: str, text: str, token: str | None) -> JobsError | None:
+    """Ray's answer to a request without the cluster's token (401) or with a wrong one (403)."""
+    if "401" in text:
+        return JobsError(
+            f"the Ray cluster at {url} requires a token (ray.auth: token): pass --token-secret "
+            "<release>-ray-token (read with kubectl) or --token-file FILE"
+        )
+    if "403" in text and token:
+        return JobsError(f"the Ray cluster at {url} refused the token: is it the cluster's Secret?")
+    return None
+
+
+def connect(url: str, token: str | None = None) -> Connection:
     _reachable(url)
     from ray.job_submission import JobSubmissionClient
 
+    from .ray_token import headers
+
     try:
-        client = JobSubmissionClient(url)
+        client = JobSubmissionClient(url, headers=headers(token))
         # The version endpoint the client checks itself; it keeps the answer to itself.
         reply = client._do_request("GET", "/api/version")
         reply.raise_for_status()
         server = str(reply.json()["ray_version"])
     except (ConnectionError, RuntimeError, ValueError, KeyError) as e:
-        raise JobsError(f"{url} does not answer as a Ray dashboard: {e}") from e
+        raise _auth_error(url, str(e), token) or JobsError(
+            f"{url} does not answer as a Ray dashboard: {e}"
+        ) from e
     except Exception as e:  # noqa: BLE001 - requests' errors (HTTP, TLS) from a wrong address
-        raise JobsError(f"{url} does not answer as a Ray dashboard: {type(e).__name__}: {e}") from e
+        raise _auth_error(url, str(e), token) or JobsError(
+            f"{url} does not answer as a Ray dashboard: {type(e).__name__}: {e}"
+        ) from e
     return Connection(client, url, server)
 
 

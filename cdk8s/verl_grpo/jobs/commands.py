@@ -20,6 +20,7 @@ from .client import TERMINAL, Connection, client_version, connect, request_error
 from .errors import JobsError
 from .log_errors import MOST, exception_line
 from .progress import ProgressDisplay, RunProgress
+from .run_logs import driver_text, is_location, local_folder
 from .step_lines import SCORE, parse_step_line, step_records
 
 T = TypeVar("T")
@@ -33,6 +34,12 @@ def run_job_verb(args: argparse.Namespace, spec_of: Callable[[argparse.Namespace
         return _submit(args, spec_of(args))
     if args.verb == "metrics" and (lines := _log_file(args.source)) is not None:
         return _metrics(args, lines)
+    if args.verb == "logs" and is_location(args.job_id):
+        if args.follow:
+            raise JobsError(f"--follow needs a running job's id, not the saved logs at {args.job_id}")
+        with local_folder(args.job_id) as folder:
+            sys.stdout.write(driver_text(folder))
+        return 0
     with _connected(args, expected_version=None) as conn:
         if args.verb == "status":
             return _status(conn, args)
@@ -44,23 +51,39 @@ def run_job_verb(args: argparse.Namespace, spec_of: Callable[[argparse.Namespace
 
 
 def _log_file(source: str) -> list[str] | None:
-    """A saved log (`-` is stdin), or None for a job id; a path that is not there is an error."""
+    """A saved log (`-` is stdin), a run's logs in the bucket or a copy of them (the driver's
+    log), or None for a job id; a path that is not there is an error."""
     if source == "-":
         return sys.stdin.read().splitlines()
     path = Path(source)
     if path.exists() and not path.is_dir():
         return path.read_text(errors="replace").splitlines()
-    if "/" in source:
-        raise JobsError(f"{source}: no such log file (a job id has no '/')")
+    if is_location(source):
+        with local_folder(source) as folder:
+            return driver_text(folder).splitlines()
+    return None
+
+
+def _token(args: argparse.Namespace, secret: str | None = None) -> str | None:
+    """The cluster's Ray token: --token-file, --token-secret, or the values' Secret (submit)."""
+    from . import ray_token
+
+    if args.token_file is not None:
+        return ray_token.from_file(args.token_file)
+    if args.token_secret or secret:
+        return ray_token.from_secret(args.token_secret or secret, args.namespace)
     return None
 
 
 @contextmanager
-def _connected(args: argparse.Namespace, expected_version: str | None) -> Iterator[Connection]:
+def _connected(
+    args: argparse.Namespace, expected_version: str | None, secret: str | None = None
+) -> Iterator[Connection]:
     from .address import dashboard_address
 
+    token = _token(args, secret)
     with dashboard_address(args.address, args.namespace, args.cluster) as url:
-        conn = connect(url)
+        conn = connect(url, token)
         problems = version_problems(conn, client_version(), expected_version, args.allow_version_mismatch)
         if problems:
             raise JobsError("; ".join(problems))
@@ -68,12 +91,14 @@ def _connected(args: argparse.Namespace, expected_version: str | None) -> Iterat
 
 
 def _submit(args: argparse.Namespace, spec) -> int:  # noqa: ANN001 - a DeploySpec, imported lazily
+    from ..constructs.verl_ray_cluster import ray_auth_secret
     from ..verl_check.steps import total_steps
     from .submission import build_submission
 
     submission = build_submission(spec, args.submission_id, args.compose_only)
     args.cluster = args.cluster or submission.cluster
-    with _connected(args, expected_version=spec.values.ray.version) as conn:
+    secret = ray_auth_secret(spec) if spec.values.ray.auth == "token" else None
+    with _connected(args, expected_version=spec.values.ray.version, secret=secret) as conn:
         try:
             job_id = conn.client.submit_job(
                 entrypoint=submission.entrypoint,

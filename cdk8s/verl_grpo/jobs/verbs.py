@@ -24,6 +24,14 @@ def _address_flags(p: argparse.ArgumentParser, namespace: bool = True) -> None:
         p.add_argument("-n", "--namespace", default="default", help="namespace of the RayCluster")
     p.add_argument("--cluster", default=None, metavar="NAME", help="RayCluster name, when several run")
     p.add_argument(
+        "--token-secret",
+        default=None,
+        metavar="NAME",
+        help="the Secret with the cluster's Ray token (key auth_token), read with kubectl in -n "
+        "(with ray.auth: token; `submit` finds <release>-ray-token itself)",
+    )
+    p.add_argument("--token-file", type=Path, default=None, metavar="FILE", help="the Ray token in a file")
+    p.add_argument(
         "--allow-version-mismatch",
         action="store_true",
         help="go on when the cluster's Ray differs from this client's",
@@ -59,8 +67,12 @@ def add_job_verbs(
     _address_flags(status)
     status.add_argument("-o", "--output", choices=["text", "json"], default="text")
 
-    logs = verbs.add_parser("logs", help="a job's logs; --follow streams them with progress until it ends")
-    logs.add_argument("job_id", metavar="JOB_ID")
+    logs = verbs.add_parser(
+        "logs",
+        help="a job's logs; --follow streams them with progress until it ends. After the cluster is "
+        "gone: the run's logs in the bucket (gs://BUCKET/CHECKPOINTDIR/PROJECT/EXPERIMENT/logs) or a copy",
+    )
+    logs.add_argument("job_id", metavar="JOB_ID|RUN_LOGS")
     _address_flags(logs)
     logs.add_argument("--follow", action="store_true")
     logs.add_argument("--total-steps", type=int, default=None, metavar="N", help="steps the run will take")
@@ -73,7 +85,11 @@ def add_job_verbs(
     )
 
     metrics = verbs.add_parser("metrics", help="verl's step metrics of a job or a log file: table, CSV, PNG")
-    metrics.add_argument("source", metavar="JOB_ID|LOGFILE", help="a job id, or a saved log (- for stdin)")
+    metrics.add_argument(
+        "source",
+        metavar="JOB_ID|LOGFILE|RUN_LOGS",
+        help="a job id, a saved log (- for stdin), or a run's logs in the bucket (gs://...) or a copy",
+    )
     _address_flags(metrics)
     metrics.add_argument(
         "--key",

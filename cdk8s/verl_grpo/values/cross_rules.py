@@ -18,7 +18,7 @@ from typing import Any
 from ..verl_check.steps import GSM8K_TRAIN_ROWS
 from .derive import worker_cpu_default, worker_memory_default
 from .expressions import QUANTITY_TEMPLATE, C, Expr, Lookup, Scope, V, op
-from .kuberay import NAME_MAX, SUBMISSION_MODE_SINCE
+from .kuberay import AUTH_SECRET_SINCE, NAME_MAX, RAY_TOKEN_AUTH_SINCE, SUBMISSION_MODE_SINCE
 from .kueue import FLEX_START_MAX_SECONDS
 from .machines import GIB, allocatable_cpu, allocatable_memory_gib, gpu_profiles
 from .model import DNS1035
@@ -27,6 +27,7 @@ from .node_fit import (
     AUTOPILOT_GPU_SIDECAR_MEMORY_MAX,
     FUSE_SIDECAR_DEFAULT_REQUEST,
     GPU_NODE_DAEMONSETS,
+    LOG_SHIPPER,
     PREFETCH_SIDECAR,
     SIDECAR_LIMITS,
 )
@@ -126,7 +127,13 @@ def _worker_resource(
         unit,
         scale,
         request=op("or", V(f"Values.{key}"), Lookup(op("concat", GPU, "/", MODE), defaults)),
-        others=op("addf", getattr(GPU_NODE_DAEMONSETS, field), sidecar, getattr(PREFETCH_SIDECAR, field)),
+        others=op(
+            "addf",
+            getattr(GPU_NODE_DAEMONSETS, field),
+            sidecar,
+            getattr(PREFETCH_SIDECAR, field),
+            getattr(LOG_SHIPPER, field),
+        ),
         room=_by_gpu(allocatable),
     )
 
@@ -154,7 +161,7 @@ def _fit_rule(r: WorkerResource) -> CrossRule:
         (
             "'",
             r.request,
-            "' plus the GCS FUSE sidecars and GKE's DaemonSets (",
+            "' plus the sidecars (GCS FUSE, log shipper) and GKE's DaemonSets (",
             r.shown(r.others),
             f"{r.unit}) exceeds what ",
             _by_gpu(lambda p: p.machine_type),
@@ -402,6 +409,35 @@ RULES = (
             op("not", V("Values.job.shutdownAfterJobFinishes")),
         ),
         ("> 0 needs job.shutdownAfterJobFinishes: true (or set it to 0)",),
+    ),
+    CrossRule(
+        "ray-auth-needs-ray",
+        "ray.auth",
+        op(
+            "and",
+            op("eq", V("Values.ray.auth"), "token"),
+            op("older", V("Values.ray.version"), RAY_TOKEN_AUTH_SINCE),
+        ),
+        (
+            f"'token' needs Ray {RAY_TOKEN_AUTH_SINCE} or newer in the image; ray.version is '",
+            V("Values.ray.version"),
+            "' (an image with a newer Ray, or ray.auth: disabled)",
+        ),
+    ),
+    CrossRule(
+        "ray-auth-needs-kuberay",
+        "ray.auth",
+        op(
+            "and",
+            op("eq", V("Values.ray.auth"), "token"),
+            op("older", V("Values.kuberay.version"), AUTH_SECRET_SINCE),
+        ),
+        (
+            f"'token' needs KubeRay {AUTH_SECRET_SINCE} or newer (authOptions.secretName); "
+            "kuberay.version is '",
+            V("Values.kuberay.version"),
+            "'",
+        ),
     ),
     CrossRule(
         "sidecar-mode-needs-kuberay",

@@ -13,7 +13,7 @@ from .. import __version__
 from .kuberay import RAYJOB_FIELD_SINCE
 from .machines import GIB, GpuProfile, allocatable_cpu, allocatable_memory_gib, gpu_profiles
 from .model import Values
-from .node_fit import GPU_NODE_DAEMONSETS, SIDECAR_LIMITS, Amounts, sidecars
+from .node_fit import GPU_NODE_DAEMONSETS, LOG_SHIPPER, SIDECAR_LIMITS, Amounts, sidecars
 from .refs import Ops
 
 CHART_NAME = "verl-grpo"
@@ -56,10 +56,10 @@ class DeploySpec:
 
 
 def worker_room(gpu: GpuProfile, mode: str) -> Amounts:
-    """A GPU node's allocatable less its DaemonSets and the worker pod's FUSE sidecars at the
-    mode's default limits: what the worker container may request."""
+    """A GPU node's allocatable less its DaemonSets and the worker pod's sidecars (FUSE at the
+    mode's default limits, the log shipper): what the worker container may request."""
     node = Amounts(allocatable_cpu(gpu.vcpu), allocatable_memory_gib(gpu.memory_gb) * GIB, 0)
-    return node - GPU_NODE_DAEMONSETS - sidecars(mode, *SIDECAR_LIMITS[mode], prefetch=True)
+    return node - GPU_NODE_DAEMONSETS - sidecars(mode, *SIDECAR_LIMITS[mode], prefetch=True) - LOG_SHIPPER
 
 
 def worker_cpu_default(gpu: GpuProfile, mode: str) -> str:

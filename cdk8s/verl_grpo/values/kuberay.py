@@ -21,6 +21,15 @@ RAYJOB_FIELD_SINCE: dict[str, str] = {"preRunningDeadlineSeconds": "1.6.0"}
 # ray-operator/apis/ray/v1/rayjob_types.go (SidecarMode absent at v1.4.2, present at v1.5.0).
 SUBMISSION_MODE_SINCE: dict[str, str] = {"K8sJobMode": "1.0.0", "HTTPMode": "1.0.0", "SidecarMode": "1.5.0"}
 
+# Token authentication of the Ray dashboard, Jobs API and Ray's RPCs (RAY_AUTH_MODE=token): from
+# Ray 2.52.0 (ray python/ray/_private/authentication/, docs/research/issue-27-security-facts.md §1).
+# KubeRay renders it from RayCluster spec.authOptions.mode (v1.5.1) and takes the token from our
+# own Secret with authOptions.secretName (v1.6.0); without secretName it makes a Secret named
+# after the cluster, which a RayJob's generated cluster name makes unknowable in advance
+# (ray-operator/apis/ray/v1/raycluster_types.go AuthOptions; controllers/ray/raycluster_controller.go).
+RAY_TOKEN_AUTH_SINCE = "2.52.0"
+AUTH_SECRET_SINCE = "1.6.0"
+
 # The longest names KubeRay accepts: it derives the names of a RayJob's cluster and submitter from
 # the RayJob's, and of a RayCluster's pods and services from the RayCluster's, and refuses longer
 # ones at reconcile time (ray-operator/controllers/ray/utils/validation.go).

@@ -25,6 +25,16 @@ class GpuProfile:
     gpu_memory_gb: int
     nccl_tuner_config: str
     min_gke_version: str
+    gpu_network_gbps: int
+
+    @property
+    def nccl_gate_min_bus_gbps(self) -> int:
+        """The NCCL gate's default threshold: a quarter of the node's GPU network in GB/s of
+        all-reduce bus bandwidth. Our choice, not a vendor figure: a ring over RDMA between two
+        nodes approaches the node's line rate (nccl-tests doc/PERFORMANCE.md: busbw is comparable
+        to the hardware's peak), while NCCL fallen back to TCP over the gVNIC, or a NIC missing,
+        lands far below a quarter of it."""
+        return self.gpu_network_gbps // 8 // 4
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,7 @@ def gpu_profiles() -> dict[str, GpuProfile]:
             gpu_memory_gb=int(d["gpuMemoryGB"]),
             nccl_tuner_config=d["ncclTunerConfig"],
             min_gke_version=d["minGkeVersion"],
+            gpu_network_gbps=int(d["gpuNetworkGbps"]),
         )
     return profiles
 

@@ -16,6 +16,7 @@ from .kuberay import DEFAULT_VERSION as KUBERAY_DEFAULT_VERSION
 from .kuberay import VERSION_PATTERN as KUBERAY_VERSION_PATTERN
 from .machines import cpu_machines, gpu_profiles
 from .node_fit import SIDECAR_LIMITS
+from .pins import DEFAULT_MODEL_REVISION, DIGEST
 
 DNS1035 = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
 # Kubernetes quantity (decimal or binary suffix); CPU may use millicores.
@@ -133,11 +134,26 @@ class Image(Model):
         "vllm011.dev7", "Container image tag (a fixed one: 'latest' tags are refused).", pattern=IMAGE_TAG
     )
     pull_policy: Literal["Always", "IfNotPresent", "Never"] = field("IfNotPresent", "Image pull policy.")
+    digest: str = field(
+        "",
+        "The image's digest (sha256:...), resolved once with `crane digest REPOSITORY:TAG`: pods then "
+        "run exactly that image (REPOSITORY:TAG@DIGEST) even if the tag moves. Empty: the tag "
+        "alone (`plan` says it is not pinned).",
+        pattern=DIGEST,
+    )
 
 
 class Ray(Model):
     version: str = field(
         "2.47.0", "Ray version inside the image (RayCluster rayVersion).", pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$"
+    )
+    auth: Literal["disabled", "token"] = field(
+        "disabled",
+        "Ray token authentication of the dashboard, the Jobs API and Ray's own RPCs (Ray 2.52+, "
+        "KubeRay 1.6+): KubeRay gives every Ray container and the submitter the token of the Secret "
+        "<release>-ray-token (key auth_token; scripts/50-storage.sh makes it), and verl-grpo's job "
+        "verbs read it there. Off by default: the default image's Ray 2.47 predates it; the "
+        "NetworkPolicy then keeps the dashboard to the release's pods and the operator.",
     )
 
 
@@ -151,10 +167,12 @@ class KubeRay(Model):
 
 
 class ServiceAccount(Model):
+    # 53: the data-prep Job's account is this name plus "-data-prep" (at most 63).
     name: str = dns_name(
         "verl-ksa",
-        "Kubernetes service account the pods run as; the bucket IAM binding targets it.",
-        63,
+        "Kubernetes service account the Ray pods run as (the data-prep Job runs as <name>-data-prep); "
+        "the bucket's IAM bindings name both (scripts/lib.sh bucket_grants).",
+        53,
     )
 
 
@@ -243,6 +261,9 @@ class LabelSelector(TypedDict, total=False):
     matchLabels: Annotated[dict[str, str], Field(description="Labels the selected objects carry.")]
 
 
+CIDR = r"^[0-9a-fA-F.:]+/[0-9]+$"
+
+
 class IpBlock(TypedDict, total=False):
     __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
     cidr: Annotated[
@@ -277,6 +298,13 @@ class NetworkPolicy(Model):
         DEFAULT_DASHBOARD_SOURCES,
         "NetworkPolicy peers admitted to the Ray dashboard port (8265) from outside the release "
         "namespace: the KubeRay operator (replaces the list).",
+        min_length=1,
+    )
+    cluster_cidrs: list[Annotated[str, Field(pattern=CIDR)]] = field(
+        ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"],
+        "The cluster's pod, Service and node ranges: the Ray pods' HTTPS egress (Cloud Storage, "
+        "Google APIs, the Hugging Face Hub) goes to any address but these (GKE's defaults are "
+        "private ranges; add a non-RFC 1918 range your cluster uses).",
         min_length=1,
     )
 
@@ -373,8 +401,16 @@ class Training(Model):
     ref_param_offload: bool = field(True, "ref.fsdp_config.param_offload.")
     total_epochs: int = field(2, "trainer.total_epochs.", ge=1, le=10000)
     save_freq: int = field(10, "trainer.save_freq (steps); -1 saves only at the end.", ge=-1, le=1000000)
+    # 1 is refused: verl then deletes the only complete checkpoint before the next is committed
+    # (0.6.1: before saving, utils/checkpoint/fsdp_checkpoint_manager.py; 0.8+: after the shards
+    # but before the driver's tracker, checkpoint_manager.py register_checkpoint), and a
+    # preemption in between leaves nothing to resume (docs/research/issue-24-checkpoints-and-logs.md).
     checkpoints_to_keep: int = field(
-        2, "trainer.max_actor_ckpt_to_keep: older checkpoints are deleted by verl.", ge=1, le=1000
+        2,
+        "trainer.max_actor_ckpt_to_keep: older checkpoints are deleted by verl (and by the pre-flight "
+        "after a restart). At least 2: with 1 a preemption during a save can leave none complete.",
+        ge=2,
+        le=1000,
     )
     test_freq: int = field(10, "trainer.test_freq (steps); -1 never tests.", ge=-1, le=1000000)
     logger: list[Literal["console", "wandb", "tensorboard", "mlflow"]] = field(
@@ -394,6 +430,13 @@ class DataPrep(Model):
         "Hugging Face repository the Job downloads into storage.modelDir.",
         pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$",
     )
+    model_revision: str = field(
+        DEFAULT_MODEL_REVISION,
+        "The model's commit on the Hub (40 hex digits) the Job downloads: the run's weights never "
+        "change under it. The default is Qwen/Qwen2.5-32B-Instruct's; another modelId needs its "
+        "own (or a branch such as main, which `plan` reports as unpinned).",
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$",
+    )
     hf_token_secret: str = field(
         "hf-token",
         "Secret (key 'token') with a Hugging Face token; used only if it exists.",
@@ -410,6 +453,45 @@ class DataPrep(Model):
     )
 
 
+class NcclGate(Model):
+    enabled: bool = field(
+        True,
+        "Before verl starts, run a short all-reduce over every GPU with verl's NCCL environment and "
+        "fail the run, naming the node, when bus bandwidth is under minBusBandwidthGbps or a "
+        "collective outlasts timeoutSeconds (about a minute of the cluster's time).",
+    )
+    size: str = field(
+        "256Mi",
+        "Largest all-reduce message (the gate sweeps four sizes up to it; the threshold applies to it).",
+        pattern=r"^[1-9][0-9]*(Ki|Mi|Gi|K|M|G)?$",
+    )
+    min_bus_bandwidth_gbps: int = field(
+        0,
+        "Least all-reduce bus bandwidth in GB/s (nccl-tests' busbw) of the whole ring, each node and "
+        "each node pair; 0: a quarter of the node's GPU network (100 GB/s on A4 and A3 Ultra).",
+        ge=0,
+        le=100000,
+    )
+    timeout_seconds: int = field(
+        300,
+        "How long one collective may take before the gate names the stalled rank or node.",
+        ge=10,
+        le=3600,
+    )
+
+
+class Logs(Model):
+    enabled: bool = field(
+        True,
+        "Copy every Ray pod's logs (the job's driver log, raylet and workers) into the run's folder in "
+        "the bucket (<checkpoint folder>/logs/<pod>) while it runs, from a sidecar: `verl-grpo logs`, "
+        "`metrics` and `postmortem` read them after the cluster is gone.",
+    )
+    interval_seconds: int = field(
+        30, "Seconds between copies; a pod that stops (deletion, preemption) copies once more.", ge=5, le=3600
+    )
+
+
 class Preflight(Model):
     mount_path: str = field(
         "/opt/verl-grpo",
@@ -423,6 +505,7 @@ class Preflight(Model):
         ge=0,
         le=86400,
     )
+    nccl_gate: NcclGate = section(NcclGate, "The NCCL/RDMA gate before verl starts.")
 
 
 # The node labels GKE puts on A4 and A3 Ultra nodes, coarsest first, and the hostname: the levels
@@ -495,4 +578,5 @@ class Values(Model):
     training: Training = section(Training, "verl GRPO training settings.")
     data_prep: DataPrep = section(DataPrep, "In-cluster data preparation Job.")
     preflight: Preflight = section(Preflight, "Checks before verl starts.")
+    logs: Logs = section(Logs, "Run logs in the bucket.")
     queue: Queue = section(Queue, "Kueue scheduling (optional).")

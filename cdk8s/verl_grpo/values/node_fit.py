@@ -48,6 +48,10 @@ ZERO = Amounts(0, 0, 0)
 # 10m / 10Mi / 10Mi, limits 50m / 250Mi; counted at its limits, which Autopilot makes requests.
 FUSE_SIDECAR_DEFAULT_REQUEST = amounts("250m", "256Mi", "5Gi")
 PREFETCH_SIDECAR = amounts("50m", "250Mi", "10Mi")
+# Our log shipper's sidecar (constructs/log_shipper_sidecar.py) on every Ray pod; counted whether
+# logs.enabled or not, so the worker's derived requests fit either way.
+LOG_SHIPPER_CPU, LOG_SHIPPER_MEMORY = "100m", "256Mi"
+LOG_SHIPPER = amounts(LOG_SHIPPER_CPU, LOG_SHIPPER_MEMORY)
 # Autopilot GPU nodes: "the sidecar container CPU allocation cannot exceed 2 vCPU and memory
 # allocation cannot exceed 14 GiB" (gcs-fuse-csi-driver docs/troubleshooting.md, 2026-06).
 AUTOPILOT_GPU_SIDECAR_CPU_MAX, AUTOPILOT_GPU_SIDECAR_MEMORY_MAX = "2", "14Gi"

@@ -150,6 +150,14 @@ class Ops:
         """`fields` when the leaf is `equals` (is not, with `negate`), else none of them."""
         return dict(fields) if (leaf == equals) != negate else {}
 
+    def fields_when(self, flag: object, fields: dict[str, object]) -> dict[str, object]:
+        """`fields` when the boolean leaf is true, else none of them."""
+        return dict(fields) if flag else {}
+
+    def prefixed(self, leaf: object, prefix: str) -> str:
+        """`prefix` then the string leaf when it is set, else nothing (an optional suffix)."""
+        return f"{prefix}{leaf}" if leaf else ""
+
     def appended(self, leaf: object, items: list[object]) -> object:
         """A list leaf with `items` after its own."""
         return [*leaf, *items]  # type: ignore[misc]
@@ -189,6 +197,16 @@ class MarkerOps(Ops):
         assert expr is not None, f"fields_if needs a marker leaf, got {leaf!r}"
         condition = f"{'ne' if negate else 'eq'} {expr.go} {json.dumps(equals)}"
         return {self.table.gate(condition, key): value for key, value in fields.items()}
+
+    def prefixed(self, leaf: object, prefix: str) -> str:
+        expr = self.table.lookup(leaf)  # type: ignore[arg-type]
+        assert expr is not None, f"prefixed needs a marker leaf, got {leaf!r}"
+        return self.table.add(f'(ternary "" (print {json.dumps(prefix)} {expr.go}) (empty {expr.go}))', "str")
+
+    def fields_when(self, flag: object, fields: dict[str, object]) -> dict[str, object]:
+        expr = self.table.lookup(flag)  # type: ignore[arg-type]
+        assert expr is not None, f"fields_when needs a marker leaf, got {flag!r}"
+        return {self.table.gate(expr.go, key): value for key, value in fields.items()}
 
     def appended(self, leaf: object, items: list[object]) -> object:
         expr = self.table.lookup(leaf)  # type: ignore[arg-type]

@@ -8,7 +8,9 @@ from ..problems import RULES, Problem, error
 from .cross_rules import violations
 from .derive import DeploySpec
 from .node_fit import (
+    LOG_SHIPPER,
     SUBMITTER,
+    ZERO,
     Amounts,
     Pod,
     amounts,
@@ -50,24 +52,27 @@ def check(spec: DeploySpec, deploying: bool = True) -> list[Problem]:
     return problems
 
 
-def pod_sidecars(spec: DeploySpec, prefetch: bool = True) -> Amounts:
+def pod_sidecars(spec: DeploySpec, prefetch: bool = True, ray_pod: bool = True) -> Amounts:
+    """A pod's sidecars: the FUSE ones, and on a Ray pod the log shipper."""
     d = spec.derived
-    return sidecars(
+    fuse = sidecars(
         spec.values.cluster.mode,
         d.sidecar_cpu_limit,
         d.sidecar_memory_limit,
         d.sidecar_ephemeral_storage_limit,
         prefetch=prefetch,
     )
+    return fuse + (LOG_SHIPPER if ray_pod else ZERO)
 
 
 def cpu_pool_pods(spec: DeploySpec) -> list[Pod]:
     """Every pod of a run that lands on the CPU pool (Standard), each with its FUSE sidecars."""
     v = spec.values
-    fuse = pod_sidecars(spec)
-    pods = [Pod("the Ray head", amounts(v.head.cpu, v.head.memory, v.head.ephemeral_storage) + fuse)]
+    head = amounts(v.head.cpu, v.head.memory, v.head.ephemeral_storage) + pod_sidecars(spec)
+    pods = [Pod("the Ray head", head)]
     if v.data_prep.enabled:
         p = v.data_prep
+        fuse = pod_sidecars(spec, ray_pod=False)
         pods.append(Pod("the data-prep Job", amounts(p.cpu, p.memory, p.ephemeral_storage) + fuse))
     if v.run.kind == "RayJob" and v.job.submission_mode == "K8sJobMode":
         pods.append(Pod("the RayJob submitter", SUBMITTER))

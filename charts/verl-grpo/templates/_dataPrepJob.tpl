@@ -13,7 +13,7 @@ template:
       gke-gcsfuse/memory-limit: {{ (.Values.storage.sidecar.memoryLimit | default $facts.sidecarMemoryLimit) | toJson }}
       gke-gcsfuse/ephemeral-storage-limit: {{ (.Values.storage.sidecar.ephemeralStorageLimit | default $facts.sidecarEphemeralStorageLimit) | toJson }}
   spec:
-    serviceAccountName: {{ .Values.serviceAccount.name | toJson }}
+    serviceAccountName: {{ list .Values.serviceAccount.name "-data-prep" | join "" | toJson }}
     automountServiceAccountToken: false
     securityContext:
       seccompProfile:
@@ -31,7 +31,7 @@ template:
       {{- end }}
     containers:
     - name: data-prep
-      image: {{ list .Values.image.repository ":" .Values.image.tag | join "" | toJson }}
+      image: {{ list .Values.image.repository ":" .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | join "" | toJson }}
       imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
       command:
       - bash
@@ -46,12 +46,17 @@ template:
           python3 - <<'PY'
         import os
         from huggingface_hub import snapshot_download
-        snapshot_download(os.environ["MODEL_ID"], local_dir=os.environ["MODEL_DIR"])
+        e = os.environ
+        snapshot_download(e["MODEL_ID"], revision=e["MODEL_REVISION"], local_dir=e["MODEL_DIR"])
         PY
         }
         fetch_verl() {
           rm -rf "$VERL_DIR.partial"
           git clone --quiet --depth 1 --branch "v$VERL_VERSION" https://github.com/verl-project/verl "$VERL_DIR.partial"
+          commit=$(git -C "$VERL_DIR.partial" rev-parse HEAD)
+          if [ "$commit" != "$VERL_COMMIT" ]; then  # a moved tag is not the verl this kit checks
+            echo "verl v$VERL_VERSION is commit $commit, not $VERL_COMMIT" >&2; exit 1
+          fi
           rm -rf "$VERL_DIR" && mv "$VERL_DIR.partial" "$VERL_DIR"
         }
         prepare_gsm8k() {
@@ -66,6 +71,8 @@ template:
       env:
       - name: MODEL_ID
         value: {{ .Values.dataPrep.modelId | toJson }}
+      - name: MODEL_REVISION
+        value: {{ .Values.dataPrep.modelRevision | toJson }}
       - name: MODEL_DIR
         value: {{ list .Values.storage.mountPath "/" .Values.storage.modelDir | join "" | toJson }}
       - name: VERL_DIR
@@ -74,6 +81,8 @@ template:
         value: {{ list .Values.storage.mountPath "/" .Values.storage.dataDir | join "" | toJson }}
       - name: VERL_VERSION
         value: 0.6.1
+      - name: VERL_COMMIT
+        value: d62da4950573d7a4b7ef2362337952e7ab59e78d
       - name: HF_HOME
         value: /tmp/huggingface
       - name: HF_TOKEN

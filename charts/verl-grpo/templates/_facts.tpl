@@ -7,7 +7,7 @@ b200:
     sidecarCpuLimit: '0'
     sidecarEphemeralStorageLimit: '0'
     sidecarMemoryLimit: '0'
-    workerCpu: '219'
+    workerCpu: '218'
     workerMemory: 3597Gi
   autopilot:
     gkeAccelerator: nvidia-b200
@@ -16,7 +16,7 @@ b200:
     sidecarEphemeralStorageLimit: 200Gi
     sidecarMemoryLimit: 14Gi
     workerCpu: '217'
-    workerMemory: 3584Gi
+    workerMemory: 3583Gi
 h200:
   standard:
     gkeAccelerator: nvidia-h200-141gb
@@ -24,7 +24,7 @@ h200:
     sidecarCpuLimit: '0'
     sidecarEphemeralStorageLimit: '0'
     sidecarMemoryLimit: '0'
-    workerCpu: '219'
+    workerCpu: '218'
     workerMemory: 2670Gi
   autopilot:
     gkeAccelerator: nvidia-h200-141gb

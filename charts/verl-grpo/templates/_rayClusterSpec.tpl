@@ -2,6 +2,11 @@
 {{- define "verl-grpo.rayClusterSpec" }}
 {{- $facts := index (include "verl-grpo.facts" . | fromYaml) .Values.gpu.type .Values.cluster.mode }}
 rayVersion: {{ .Values.ray.version | toJson }}
+{{- if eq .Values.ray.auth "token" }}
+authOptions:
+  mode: token
+  secretName: {{ list .Release.Name "-ray-token" | join "" | toJson }}
+{{- end }}
 headGroupSpec:
   serviceType: ClusterIP
   rayStartParams:
@@ -40,9 +45,48 @@ headGroupSpec:
         {{- if (eq .Values.cluster.mode "autopilot") }}
         cloud.google.com/machine-family: {{ .Values.cluster.headMachineFamily | toJson }}
         {{- end }}
+      {{- if .Values.logs.enabled }}
+      initContainers:
+      - name: log-shipper
+        image: {{ list .Values.image.repository ":" .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | join "" | toJson }}
+        imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
+        restartPolicy: Always
+        command:
+        - python3
+        - {{ list .Values.preflight.mountPath "/log_shipper.py" | join "" | toJson }}
+        - --source=/tmp/ray
+        - {{ list "--target=" .Values.storage.checkpointMountPath "/" .Values.training.projectName "/" (.Values.training.experimentName | default .Values.run.name) "/logs/$(POD_NAME)" | join "" | toJson }}
+        - {{ list "--interval=" (.Values.logs.intervalSeconds | toJson) | join "" | toJson }}
+        env:
+        - name: POD_NAME
+          valueFrom:
+            fieldRef:
+              fieldPath: metadata.name
+        resources:
+          requests:
+            cpu: 100m
+            memory: 256Mi
+          limits:
+            cpu: 100m
+            memory: 256Mi
+        securityContext:
+          allowPrivilegeEscalation: false
+          capabilities:
+            drop:
+            - ALL
+        volumeMounts:
+        - name: ray-logs
+          mountPath: /tmp/ray
+          readOnly: true
+        - name: checkpoints
+          mountPath: {{ .Values.storage.checkpointMountPath | toJson }}
+        - name: preflight
+          mountPath: {{ .Values.preflight.mountPath | toJson }}
+          readOnly: true
+      {{- end }}
       containers:
       - name: ray-head
-        image: {{ list .Values.image.repository ":" .Values.image.tag | join "" | toJson }}
+        image: {{ list .Values.image.repository ":" .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | join "" | toJson }}
         imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
         ports:
         - containerPort: 6379
@@ -163,9 +207,48 @@ workerGroupSpecs:
       {{- else }}
       tolerations: {{ (concat .Values.worker.tolerations ("[{\"effect\":\"NoSchedule\",\"key\":\"cloud.google.com/gke-queued\",\"operator\":\"Equal\",\"value\":\"true\"}]" | fromJsonArray)) | toJson }}
       {{- end }}
+      {{- if .Values.logs.enabled }}
+      initContainers:
+      - name: log-shipper
+        image: {{ list .Values.image.repository ":" .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | join "" | toJson }}
+        imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
+        restartPolicy: Always
+        command:
+        - python3
+        - {{ list .Values.preflight.mountPath "/log_shipper.py" | join "" | toJson }}
+        - --source=/ray-tmp/ray
+        - {{ list "--target=" .Values.storage.checkpointMountPath "/" .Values.training.projectName "/" (.Values.training.experimentName | default .Values.run.name) "/logs/$(POD_NAME)" | join "" | toJson }}
+        - {{ list "--interval=" (.Values.logs.intervalSeconds | toJson) | join "" | toJson }}
+        env:
+        - name: POD_NAME
+          valueFrom:
+            fieldRef:
+              fieldPath: metadata.name
+        resources:
+          requests:
+            cpu: 100m
+            memory: 256Mi
+          limits:
+            cpu: 100m
+            memory: 256Mi
+        securityContext:
+          allowPrivilegeEscalation: false
+          capabilities:
+            drop:
+            - ALL
+        volumeMounts:
+        - name: ray-tmp
+          mountPath: /ray-tmp
+          readOnly: true
+        - name: checkpoints
+          mountPath: {{ .Values.storage.checkpointMountPath | toJson }}
+        - name: preflight
+          mountPath: {{ .Values.preflight.mountPath | toJson }}
+          readOnly: true
+      {{- end }}
       containers:
       - name: ray-worker
-        image: {{ list .Values.image.repository ":" .Values.image.tag | join "" | toJson }}
+        image: {{ list .Values.image.repository ":" .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | join "" | toJson }}
         imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
         env:
         - name: LD_LIBRARY_PATH
@@ -215,4 +298,17 @@ workerGroupSpecs:
       - name: checkpoints
         persistentVolumeClaim:
           claimName: {{ list .Release.Name "-checkpoints-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
+      - name: preflight
+        {{- if (eq .Values.run.kind "RayJob") }}
+        configMap:
+          name: {{ list .Release.Name "-preflight" | join "" | toJson }}
+        {{- end }}
+        {{- if (eq .Values.run.kind "RayCluster") }}
+        projected:
+          sources:
+          - configMap:
+              name: {{ list .Release.Name "-preflight" | join "" | toJson }}
+          - configMap:
+              name: {{ list .Release.Name "-submit" | join "" | toJson }}
+        {{- end }}
 {{- end }}

@@ -12,6 +12,36 @@ preRunningDeadlineSeconds: {{ .Values.job.preRunningDeadlineSeconds | toJson }}
 backoffLimit: {{ .Values.job.backoffLimit | toJson }}
 rayClusterSpec:
   {{- include "verl-grpo.rayClusterSpec" . | trimPrefix "\n" | nindent 2 }}
+{{- if eq .Values.job.submissionMode "K8sJobMode" }}
+submitterPodTemplate:
+  metadata:
+    labels:
+      app.kubernetes.io/name: verl-grpo
+      app.kubernetes.io/instance: {{ .Release.Name | toJson }}
+      app.kubernetes.io/component: submitter
+  spec:
+    automountServiceAccountToken: false
+    securityContext:
+      seccompProfile:
+        type: RuntimeDefault
+    restartPolicy: Never
+    containers:
+    - name: ray-job-submitter
+      image: {{ list .Values.image.repository ":" .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | join "" | toJson }}
+      imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
+      resources:
+        requests:
+          cpu: 500m
+          memory: 200Mi
+        limits:
+          cpu: '1'
+          memory: 1Gi
+      securityContext:
+        allowPrivilegeEscalation: false
+        capabilities:
+          drop:
+          - ALL
+{{- end }}
 {{- end }}
 
 {{- define "verl-grpo.rayJob.digest" -}}

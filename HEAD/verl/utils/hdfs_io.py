@@ -1,0 +1,2 @@
+def copy(src, dst):
+    pass

@@ -1,0 +1,174 @@
+"""Resume only from a complete checkpoint: what the pre-flight checks before verl reads the tracker.
+
+How verl marks and finds a checkpoint (verl-project/verl v0.6.1 = d62da4950573, and the 0.9.1 wheel;
+docs/research/issue-24-checkpoints-and-logs.md has the line numbers):
+- FSDP workers save under `<default_local_dir>/global_step_N/actor/`: every rank writes
+  model_world_size_W_rank_R.pt, optim_world_size_W_rank_R.pt and extra_state_world_size_W_rank_R.pt
+  (save_contents defaults to model, optimizer, extra: trainer/config/actor/actor.yaml), rank 0 adds
+  fsdp_config.json and huggingface/ (utils/checkpoint/fsdp_checkpoint_manager.py save_checkpoint).
+- Then the driver writes global_step_N/data.pt (the dataloader) and, last, the tracker
+  latest_checkpointed_iteration.txt holding "N" with a plain open("w") (trainer/ppo/ray_trainer.py
+  _save_checkpoint). The tracker is the only commit mark; no file says a folder is complete.
+- Resume (trainer.resume_mode=auto) reads only the tracker (utils/checkpoint/checkpoint_manager.py
+  find_latest_ckpt_path): no tracker or no global_step_N folder trains from scratch silently; an
+  empty tracker raises ValueError; a folder with a rank's file missing fails in torch.load.
+- Retention (trainer.max_actor_ckpt_to_keep) lives in memory: checkpoints from before a restart are
+  never deleted by verl, and 0.6.1 with 1 deletes the previous checkpoint before writing the next.
+
+So the pre-flight checks the tracker's folder file by file (torch.save writes a zip archive: a file
+cut short has no end-of-archive record), points the tracker back at the newest complete one when it
+is not complete, saying so, and prunes complete checkpoints beyond the retention value.
+
+Standalone (stdlib only): shipped beside preflight.py in the pre-flight ConfigMap.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import zipfile
+from dataclasses import dataclass, field
+
+TRACKER = "latest_checkpointed_iteration.txt"
+STEP = re.compile(r"^global_step_(\d+)$")
+RANK_FILE = re.compile(r"^(model|optim|extra_state)_world_size_(\d+)_rank_(\d+)\.pt$")
+KINDS = ("model", "optim", "extra_state")  # verl's default save_contents: model, optimizer, extra
+
+
+def missing(folder: str) -> list[str]:
+    """What a checkpoint folder lacks to be loadable by every rank; [] when complete."""
+    actor = os.path.join(folder, "actor")
+    if not os.path.isdir(actor):
+        return ["actor/"]
+    names = os.listdir(actor)
+    found = {m.groups() for m in map(RANK_FILE.match, names) if m}
+    lacks = []
+    world = None
+    try:
+        with open(os.path.join(actor, "fsdp_config.json"), encoding="utf-8") as f:
+            world = int(json.load(f)["world_size"])
+    except (OSError, ValueError, KeyError, TypeError):
+        lacks.append("actor/fsdp_config.json")
+    sizes = {int(w) for _, w, _ in found}
+    if world is None:
+        world = max(sizes, default=0)
+    if not found:
+        lacks.append("actor/*_rank_*.pt")
+    for kind in KINDS:
+        for rank in range(world):
+            name = f"{kind}_world_size_{world}_rank_{rank}.pt"
+            if (kind, str(world), str(rank)) not in found:
+                lacks.append(f"actor/{name}")
+            elif not _whole(os.path.join(actor, name)):
+                lacks.append(f"actor/{name} (cut short)")
+    if not os.path.isfile(os.path.join(folder, "data.pt")):
+        lacks.append("data.pt")
+    return sorted(lacks, key=lambda lack: "(cut short)" not in lack)  # the torn file says most
+
+
+def _whole(path: str) -> bool:
+    """torch.save's zip archive ends with its central directory: a torn write lacks it."""
+    try:
+        return zipfile.is_zipfile(path)
+    except OSError:
+        return False
+
+
+def steps(root: str) -> list[int]:
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return []
+    return sorted(
+        int(m.group(1)) for m in map(STEP.match, names) if m and os.path.isdir(os.path.join(root, m.group(0)))
+    )
+
+
+def folder(root: str, step: int) -> str:
+    return os.path.join(root, f"global_step_{step}")
+
+
+def read_tracker(root: str) -> int | None | str:
+    """The step the tracker names, None without a tracker, or the unreadable text."""
+    try:
+        with open(os.path.join(root, TRACKER), encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None
+    try:
+        return int(text.strip())
+    except ValueError:
+        return text
+
+
+def write_tracker(root: str, step: int) -> None:
+    """A whole new tracker or the old one: written aside, then renamed over it."""
+    path = os.path.join(root, TRACKER)
+    with open(path + ".verl-grpo-tmp", "w", encoding="utf-8") as f:
+        f.write(str(step))
+    os.replace(path + ".verl-grpo-tmp", path)
+
+
+@dataclass
+class Resume:
+    step: int | None  # what verl resumes from; None: from scratch
+    notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def choose(root: str) -> Resume:
+    """Point the tracker at a complete checkpoint (rewriting it when needed) and say what verl does."""
+    tracked, found = read_tracker(root), steps(root)
+    if tracked is None:
+        if found:
+            folders = ", ".join(f"global_step_{s}" for s in found)
+            why = "trainer.resume_mode=auto reads only the tracker"
+            return Resume(None, [f"{root} has {folders} but no {TRACKER}: verl starts from scratch ({why})"])
+        return Resume(None, ["no checkpoint yet: verl starts from step 0"])
+    if isinstance(tracked, int) and tracked in found and not (lacks := missing(folder(root, tracked))):
+        return Resume(tracked, [f"resuming from global_step_{tracked} (complete)"])
+    if isinstance(tracked, str):
+        why = f"{TRACKER} holds {tracked[:40]!r}, not a step (verl would stop with ValueError)"
+        below = found
+    elif tracked not in found:
+        why = f"{TRACKER} names global_step_{tracked}, which does not exist (verl would start from scratch)"
+        below = [s for s in found if s < tracked]
+    else:
+        shown = ", ".join(lacks[:4]) + (f" and {len(lacks) - 4} more" if len(lacks) > 4 else "")
+        why = f"global_step_{tracked} is incomplete (no {shown})"
+        below = [s for s in found if s < tracked]
+    complete = [s for s in below if not missing(folder(root, s))]
+    if not complete:
+        return Resume(
+            None,
+            problems=[
+                f"checkpoints: {why}, and no earlier checkpoint under {root} is complete; remove "
+                f"{os.path.join(root, TRACKER)} to start from scratch"
+            ],
+        )
+    step = complete[-1]
+    write_tracker(root, step)
+    return Resume(
+        step, [f"{why}: resuming from global_step_{step}, the newest complete one (tracker rewritten)"]
+    )
+
+
+def prune(root: str, resume: int | None, keep: int) -> list[str]:
+    """Delete what verl's in-memory retention forgets after a restart: complete checkpoints below
+    the resume step beyond the `keep` newest, and incomplete ones below it. Nothing above it (an
+    uncommitted save verl will write again) and never the resume step itself."""
+    if resume is None:
+        return []
+    older = [s for s in steps(root) if s < resume]
+    complete = [s for s in older if not missing(folder(root, s))]
+    kept = set(complete[-(keep - 1) :]) if keep > 1 else set()
+    notes = []
+    for s in older:
+        if s in kept:
+            continue
+        why = "beyond training.checkpointsToKeep" if s in complete else "incomplete"
+        shutil.rmtree(folder(root, s), ignore_errors=True)
+        notes.append(f"deleted global_step_{s} ({why})")
+    return notes

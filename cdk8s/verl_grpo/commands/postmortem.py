@@ -1,0 +1,114 @@
+"""verl-grpo postmortem: name why a run failed, from its logs, the RayJob's status and the events."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from .flags import one_profile, profile_flag, spec, values_flags
+
+
+def add(verbs: argparse._SubParsersAction) -> None:
+    p = verbs.add_parser(
+        "postmortem",
+        help="name the cause of a failed run and the setting to change, from its logs (bucket or "
+        "local), the RayJob's status and the Kubernetes events",
+    )
+    p.add_argument(
+        "source",
+        metavar="RUN|LOGS",
+        help="a run's name (its logs in the bucket, found from the values), its logs' gs:// URL or a "
+        "local copy, or one log file",
+    )
+    profile_flag(p)
+    values_flags(p)
+    p.add_argument(
+        "--events", type=Path, default=None, metavar="FILE", help="`kubectl get events` output (- for stdin)"
+    )
+    p.add_argument(
+        "--status", type=Path, default=None, metavar="FILE", help="`kubectl get rayjob -o yaml` output"
+    )
+    p.add_argument(
+        "--kubectl",
+        action="store_true",
+        help="read the events and the RayJobs' status of the namespace (-n) with kubectl",
+    )
+    p.add_argument("-o", "--output", choices=["text", "json"], default="text")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..jobs.errors import JobsError
+    from ..jobs.run_logs import is_location, local_folder
+    from ..postmortem.classify import classify, report
+
+    texts: dict[str, str] = {}
+    path = Path(args.source)
+    if path.is_file():
+        texts[str(path)] = path.read_text(errors="replace")
+    else:
+        location = args.source if is_location(args.source) else _run_logs_url(args)
+        with local_folder(location) as folder:
+            texts |= _folder_texts(folder)
+        if not texts:
+            raise JobsError(f"{location}: no logs in it")
+    for flag, name in ((args.events, "events"), (args.status, "status")):
+        if flag is not None:
+            texts[name] = sys.stdin.read() if str(flag) == "-" else flag.read_text(errors="replace")
+    if args.kubectl:
+        texts["events"] = _kubectl("get", "events", "-n", args.namespace)
+        texts["status"] = _rayjob_status(_kubectl("get", "rayjobs", "-n", args.namespace, "-o", "json"))
+    verdict = classify(texts)
+    if args.output == "json":
+        findings = [
+            {"cause": f.cause.id, "title": f.cause.title, "evidence": f.evidence, "fix": f.fix}
+            for f in verdict.findings
+        ]
+        print(json.dumps({"cause": verdict.cause, "findings": findings, "errors": verdict.errors}, indent=2))
+        return 0
+    print("\n".join(report(verdict)))
+    return 0
+
+
+def _run_logs_url(args: argparse.Namespace) -> str:
+    """A run's name: its logs' folder in the bucket, by the same values as its manifests."""
+    from ..constructs.runtime_env import logs_url
+
+    args.set = [*getattr(args, "set", []), f"run.name={args.source}"]
+    return logs_url(spec(args, one_profile(args), deploying=False))
+
+
+def _folder_texts(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): p.read_text(errors="replace")
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def _kubectl(*words: str) -> str:
+    from ..jobs.errors import JobsError
+
+    try:
+        done = subprocess.run(["kubectl", *words], capture_output=True, text=True, check=False)
+    except FileNotFoundError as e:
+        raise JobsError("kubectl is not installed: pass --events/--status files instead") from e
+    if done.returncode != 0:
+        raise JobsError(f"kubectl {' '.join(words)}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def _rayjob_status(text: str) -> str:
+    """One line per RayJob: its states, reason and message (where KubeRay says why it failed)."""
+    lines = []
+    for item in json.loads(text or "{}").get("items", []):
+        s = item.get("status", {})
+        lines.append(
+            f"RayJob {item['metadata']['name']}: jobDeploymentStatus={s.get('jobDeploymentStatus', '')} "
+            f"jobStatus={s.get('jobStatus', '')} reason={s.get('reason', '')}"
+        )
+        lines += [f"  {line}" for line in str(s.get("message", "")).splitlines()]
+    return "\n".join(lines)

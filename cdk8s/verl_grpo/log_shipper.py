@@ -1,0 +1,102 @@
+"""Copies a Ray pod's logs into the run's folder in the bucket while the run goes on.
+
+Ray keeps its logs (the job's driver log on the head, raylet and worker logs on every node) under
+/tmp/ray/session_latest/logs in the pod, and they vanish with the pod: "Ray does not provide a
+native storage solution for log data" (docs.ray.io, cluster/kubernetes/user-guides/
+persist-kuberay-custom-resource-logs). Ray's documented answer is a sidecar that reads that
+folder; this one copies it into the bucket every --interval seconds, and once more when the pod
+is stopped (SIGTERM: a spot preemption gives 30 s), so a preempted or deleted cluster keeps its
+logs up to the last interval. `verl-grpo logs/metrics/postmortem --run-logs` read them back.
+
+KubeRay's own answer, the history server's collector (ray-project/kuberay historyserver/, alpha),
+needs KubeRay v1.7 with its feature gate and Ray 2.55 or newer in the image; the verl images this
+kit supports carry an older Ray (docs/research/issue-24-checkpoints-and-logs.md, section 4).
+
+Standalone (stdlib only): shipped in the pre-flight ConfigMap and run by the image's python3 as a
+native sidecar (an init container with restartPolicy Always, stopped after the Ray container).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import sys
+import threading
+import time
+
+LOGS = os.path.join("session_latest", "logs")  # Ray's link to the running session's logs
+# A file this large is copied at most every (size / BIG) intervals: GCS FUSE rewrites the whole
+# object on each close, and a chatty worker log grows to gigabytes.
+BIG = 64 * 2**20
+
+
+def files(logs: str) -> dict[str, os.stat_result]:
+    """Every regular file under the logs folder, by its path relative to it."""
+    found = {}
+    for folder, _, names in os.walk(logs):
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                stat = os.stat(path)
+            except OSError:
+                continue  # rotated away meanwhile
+            if os.path.isfile(path):
+                found[os.path.relpath(path, logs)] = stat
+    return found
+
+
+class Shipper:
+    def __init__(self, source: str, target: str, interval: float) -> None:
+        self.logs = os.path.join(source, LOGS)
+        self.target = target
+        self.interval = interval
+        self.copied: dict[str, tuple[int, float, float]] = {}  # size, mtime, when copied
+
+    def due(self, name: str, stat: os.stat_result, now: float, final: bool) -> bool:
+        last = self.copied.get(name)
+        if last is None:
+            return True
+        if (stat.st_size, stat.st_mtime) == last[:2]:
+            return False
+        return final or now - last[2] >= self.interval * max(1, stat.st_size // BIG)
+
+    def sync(self, final: bool = False) -> list[str]:
+        """Copy what changed since the last copy; the names copied."""
+        now, done = time.time(), []
+        for name, stat in sorted(files(self.logs).items()):
+            if not self.due(name, stat, now, final):
+                continue
+            destination = os.path.join(self.target, name)
+            try:
+                os.makedirs(os.path.dirname(destination), exist_ok=True)
+                shutil.copyfile(os.path.join(self.logs, name), destination)
+            except OSError as e:
+                print(f"log-shipper: {name}: {e}", file=sys.stderr, flush=True)
+                continue
+            self.copied[name] = (stat.st_size, stat.st_mtime, now)
+            done.append(name)
+        return done
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", default="/tmp/ray", help="Ray's temp folder (holds session_latest)")
+    parser.add_argument("--target", required=True, help="this pod's folder in the bucket")
+    parser.add_argument("--interval", type=float, default=30.0, help="seconds between copies")
+    args = parser.parse_args(argv)
+    shipper = Shipper(args.source, args.target, args.interval)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    print(f"log-shipper: {shipper.logs} -> {args.target} every {args.interval:g} s", flush=True)
+    shipper.sync()
+    while not stop.wait(args.interval):
+        shipper.sync()
+    copied = shipper.sync(final=True)
+    print(f"log-shipper: stopped; last copy: {len(copied)} files", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,380 @@
+"""The NCCL gate: a short all-reduce across every GPU of the Ray cluster before verl starts.
+
+A bad fabric (RDMA not in use, a NIC down, a node that cannot reach another) shows up in verl as a
+hang that NCCL's watchdog ends after its timeout (10 minutes by default, then the run dies with
+nothing that names the node). The gate measures the same collective verl's FSDP training runs,
+with the same NCCL environment: its actors belong to the job whose runtime_env carries verl's
+NCCL variables (NCCL_NET=gIB, the tuner config, ...), on the same pods, one process per GPU.
+
+It reports what NCCL's own tests report for all-reduce (github.com/NVIDIA/nccl-tests
+doc/PERFORMANCE.md): algorithm bandwidth = bytes / time, bus bandwidth = algbw * 2(n-1)/n, in
+GB/s (1e9 bytes), for the whole ring, each node alone (NVLink) and each pair of nodes (the
+network), and fails when the bus bandwidth at the largest size is under the threshold or a
+collective does not finish within the timeout, naming the node (or the rank that never joined).
+
+Standalone like preflight.py (stdlib here; ray and torch are imported where they run): the chart
+ships it beside preflight.py in the pre-flight ConfigMap.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from statistics import median
+from typing import Any
+
+GB = 1e9
+# Sizes swept up to the gate's size: each a quarter of the next (nccl-tests -f 4).
+SWEEP_STEPS = 4
+WARMUP, ITERATIONS = 2, 5
+STATUS_SECONDS = 5.0  # how long the driver asks a rank what it is doing after a timeout
+STALLED = "stalled by the test hook"
+IN_ALL_REDUCE = "in all-reduce"
+
+
+def parse_size(text: str) -> int:
+    """Bytes from 256Mi, 1Gi, 64M or a plain number."""
+    units = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "K": 10**3, "M": 10**6, "G": 10**9, "": 1}
+    for suffix in sorted(units, key=len, reverse=True):
+        if text.endswith(suffix) and text[: len(text) - len(suffix)].isdigit():
+            return int(text[: len(text) - len(suffix)]) * units[suffix]
+    raise ValueError(f"{text!r} is not a size (a number with Ki, Mi, Gi, K, M or G)")
+
+
+def sweep(size: int) -> list[int]:
+    """The message sizes measured, smallest first; each a multiple of 4 bytes (float32)."""
+    sizes = {max(4, (size >> (2 * k)) // 4 * 4) for k in range(SWEEP_STEPS)}
+    return sorted(sizes)
+
+
+def human(size: int) -> str:
+    for unit, scale in (("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale}{unit}"
+    return f"{size}B"
+
+
+def bus_bandwidth(size: int, seconds: float, ranks: int) -> tuple[float, float]:
+    """(algbw, busbw) in GB/s for an all-reduce of `size` bytes over `ranks` ranks (nccl-tests)."""
+    algbw = size / seconds / GB
+    return algbw, algbw * 2 * (ranks - 1) / ranks
+
+
+@dataclass(frozen=True)
+class Rank:
+    rank: int
+    node: str  # node_labels()
+    node_id: str
+    local: int  # the GPU's index on its node
+
+
+@dataclass(frozen=True)
+class Group:
+    name: str
+    nodes: tuple[str, ...]
+    ranks: tuple[int, ...]
+
+
+def node_labels(nodes: list[dict]) -> dict[str, str]:
+    """NodeID -> how a report names the node: the pod (KubeRay makes the Ray node's hostname the
+    pod's name) and its IP, plus the Ray node id where that is not unique (one machine, many nodes)."""
+    plain = {n["NodeID"]: f"{n.get('NodeManagerHostname', '?')} ({n['NodeManagerAddress']})" for n in nodes}
+    counts = Counter(plain.values())
+    return {i: label if counts[label] == 1 else f"{label} [{i[:8]}]" for i, label in plain.items()}
+
+
+def place_ranks(nodes: list[dict], per_node: int) -> list[Rank]:
+    """One rank per GPU of every live GPU node (ray.nodes() entries), nodes in label order."""
+    gpu_nodes = [n for n in nodes if n.get("Alive") and n.get("Resources", {}).get("GPU", 0) > 0]
+    labels = node_labels(gpu_nodes)
+    ordered = sorted(gpu_nodes, key=lambda n: labels[n["NodeID"]])
+    return [
+        Rank(i * per_node + g, labels[n["NodeID"]], n["NodeID"], g)
+        for i, n in enumerate(ordered)
+        for g in range(per_node)
+    ]
+
+
+def groups(ranks: list[Rank]) -> list[Group]:
+    """The whole ring; each node alone when there are several; each pair when there are more than two."""
+    by_node: dict[str, list[int]] = {}
+    for r in ranks:
+        by_node.setdefault(r.node, []).append(r.rank)
+    nodes = list(by_node)
+    found = [Group("all", tuple(nodes), tuple(r.rank for r in ranks))]
+    if len(nodes) > 1:
+        found += [Group(f"node {n}", (n,), tuple(by_node[n])) for n in nodes if len(by_node[n]) > 1]
+    if len(nodes) > 2:
+        found += [
+            Group(f"pair {a} + {b}", (a, b), tuple(by_node[a] + by_node[b]))
+            for i, a in enumerate(nodes)
+            for b in nodes[i + 1 :]
+        ]
+    return found
+
+
+@dataclass
+class Measurement:
+    group: Group
+    size: int
+    seconds: float  # per all-reduce, the slowest rank's median
+
+    @property
+    def bandwidth(self) -> tuple[float, float]:
+        return bus_bandwidth(self.size, self.seconds, len(self.group.ranks))
+
+
+@dataclass
+class Verdict:
+    ok: bool
+    lines: list[str] = field(default_factory=list)
+
+
+def table(measurements: list[Measurement]) -> list[str]:
+    """nccl-tests' columns: size, time (us), algbw and busbw (GB/s), per group."""
+    lines = [
+        f"{'group':<36} {'ranks':>5} {'size':>8} {'time(us)':>10} {'algbw(GB/s)':>12} {'busbw(GB/s)':>12}"
+    ]
+    for m in measurements:
+        algbw, busbw = m.bandwidth
+        lines.append(
+            f"{m.group.name:<36} {len(m.group.ranks):>5} {human(m.size):>8} {m.seconds * 1e6:>10.1f} "
+            f"{algbw:>12.2f} {busbw:>12.2f}"
+        )
+    return lines
+
+
+def judge(measurements: list[Measurement], threshold: float, setting: str) -> Verdict:
+    """Compare each group's bus bandwidth at its largest size with the threshold; name the culprit.
+
+    A node whose own group is slow is named; so is a node that is in every slow pair while the
+    pairs without it are fast; two nodes whose only group together is slow are named together.
+    """
+    largest: dict[str, Measurement] = {}
+    for m in measurements:
+        if m.group.name not in largest or m.size > largest[m.group.name].size:
+            largest[m.group.name] = m
+    slow = [m for m in largest.values() if m.bandwidth[1] < threshold]
+    low = min(largest.values(), key=lambda m: m.bandwidth[1])
+    limit = f"{threshold:g} GB/s ({setting})"
+    if not slow:
+        lowest = f"{low.bandwidth[1]:.2f} GB/s ({low.group.name})"
+        return Verdict(True, [f"ok: lowest bus bandwidth {lowest} >= {limit}"])
+    lines = [
+        f"{m.group.name}: bus bandwidth {m.bandwidth[1]:.2f} GB/s at {human(m.size)} is under {limit}"
+        for m in slow
+    ]
+    return Verdict(False, [*lines, f"cause: {culprit(slow, list(largest.values()))}"])
+
+
+def culprit(slow: list[Measurement], every: list[Measurement]) -> str:
+    nodes_alone = [m.group.nodes[0] for m in slow if m.group.name.startswith("node ")]
+    if nodes_alone:
+        return "node " + ", ".join(nodes_alone) + " (its own GPUs, NVLink or the GPUs themselves)"
+    pairs = [m for m in every if m.group.name.startswith("pair ")]
+    slow_pairs = [m for m in slow if m.group.name.startswith("pair ")]
+    if slow_pairs:
+        nodes = {n for m in pairs for n in m.group.nodes}
+        suspects = [
+            n
+            for n in sorted(nodes)
+            if all(n in m.group.nodes for m in slow_pairs)
+            and all(n not in m.group.nodes for m in pairs if m not in slow_pairs)
+        ]
+        if len(suspects) == 1:
+            return (
+                f"node {suspects[0]} (every pair with it is slow, every pair without it is fast): its network"
+            )
+        return "the network between " + "; ".join(" and ".join(m.group.nodes) for m in slow_pairs)
+    all_nodes = next(m.group.nodes for m in every if m.group.name == "all")
+    if len(all_nodes) == 2:
+        return f"the network between nodes {all_nodes[0]} and {all_nodes[1]} (each node alone is fast)"
+    if len(all_nodes) == 1:
+        return f"node {all_nodes[0]} (its own GPUs, NVLink or the GPUs themselves)"
+    return "the whole ring (every pair and every node alone is fast): an NCCL setting or the fabric's load"
+
+
+def stall_lines(group: Group, ranks: list[Rank], phases: dict[int, str], seconds: float) -> list[str]:
+    """After a timeout: the ranks that never entered the collective, or the group if all did."""
+    by_rank = {r.rank: r for r in ranks}
+    late = [r for r in group.ranks if phases.get(r) != IN_ALL_REDUCE]
+    if late and len(late) < len(group.ranks):
+        return [
+            f"rank {r} (node {by_rank[r].node}, GPU {by_rank[r].local}) did not reach the all-reduce "
+            f"within {seconds:g} s: {phases.get(r, 'no answer')}; "
+            f"the other {len(group.ranks) - len(late)} waited"
+            for r in late
+        ]
+    return [
+        f"{group.name}: all {len(group.ranks)} ranks entered the all-reduce and none finished within "
+        f"{seconds:g} s: the network between nodes {', '.join(group.nodes)} (NCCL cannot connect or is stuck)"
+    ]
+
+
+class GateRank:
+    """One process per GPU; Ray runs it as a threaded actor so `phase` answers during a collective."""
+
+    def __init__(self) -> None:
+        self.phase = "started"
+        self.handles: dict[str, Any] = {}
+
+    def address(self) -> tuple[str, int]:
+        import ray
+
+        with socket.socket() as s:
+            s.bind(("", 0))
+            port = s.getsockname()[1]
+        return ray.util.get_node_ip_address(), port
+
+    def setup(
+        self,
+        rank: int,
+        world: int,
+        master: tuple[str, int],
+        backend: str,
+        timeout: float,
+        groups: list[list[int]],
+    ) -> None:
+        from datetime import timedelta
+
+        import torch.distributed as dist
+
+        self.phase = "joining the process group"
+        self.backend = backend
+        dist.init_process_group(
+            backend,
+            init_method=f"tcp://{master[0]}:{master[1]}",
+            rank=rank,
+            world_size=world,
+            timeout=timedelta(seconds=timeout),
+        )
+        self.handles[",".join(map(str, range(world)))] = None  # the default group: every rank
+        for members in groups:  # every rank creates every group, in the same order (torch's rule)
+            self.handles[",".join(map(str, members))] = dist.new_group(members)
+        self.phase = "ready"
+
+    def measure(self, members: list[int], sizes: list[int], stall: float) -> list[float]:
+        """Seconds per all-reduce at each size, the median of ITERATIONS after WARMUP."""
+        import torch
+        import torch.distributed as dist
+
+        if stall:
+            self.phase = STALLED
+            time.sleep(stall)
+        device = "cuda" if self.backend == "nccl" else "cpu"
+        sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+        group = self.handles[",".join(map(str, members))]
+        found = []
+        for size in sizes:
+            tensor = torch.ones(size // 4, dtype=torch.float32, device=device)
+            self.phase = IN_ALL_REDUCE
+            times = []
+            for i in range(WARMUP + ITERATIONS):
+                sync()
+                start = time.perf_counter()
+                dist.all_reduce(tensor, group=group)
+                sync()
+                if i >= WARMUP:
+                    times.append(time.perf_counter() - start)
+            found.append(median(times))
+        self.phase = "ready"
+        return found
+
+    def status(self) -> str:
+        return self.phase
+
+
+@dataclass
+class GateSettings:
+    per_node: int
+    size: int
+    threshold: float  # GB/s of bus bandwidth at `size`
+    timeout: float
+    backend: str = "nccl"
+    setting: str = "preflight.ncclGate.minBusBandwidthGbps"
+    stall_rank: int | None = None  # the test hook: this rank sleeps instead of joining the first all-reduce
+
+
+def run_gate(nodes: list[dict], settings: GateSettings, say: Callable[[str], None]) -> bool:
+    """Measure, print the table and the verdict; True when the fabric is good enough for verl."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    ranks = place_ranks(nodes, settings.per_node)
+    if len(ranks) < 2:
+        say(f"one GPU ({len(ranks)} ranks): nothing to measure")
+        return True
+    # The actor class travels by value: on the workers this file is not importable.
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    remote = ray.remote(GateRank)
+    actors = [
+        remote.options(
+            num_gpus=1,
+            num_cpus=0,
+            max_concurrency=2,
+            scheduling_strategy=NodeAffinitySchedulingStrategy(r.node_id, soft=False),
+        ).remote()
+        for r in ranks
+    ]
+    found = groups(ranks)
+    sizes = sweep(settings.size)
+    n_nodes = len({r.node for r in ranks})
+    say(
+        f"all-reduce over {len(ranks)} GPUs on {n_nodes} nodes ({settings.backend}), "
+        f"sizes {', '.join(human(s) for s in sizes)}, timeout {settings.timeout:g} s"
+    )
+
+    def phases(members: tuple[int, ...]) -> dict[int, str]:
+        refs = {r: actors[r].status.remote() for r in members}
+        ready, _ = ray.wait(list(refs.values()), num_returns=len(refs), timeout=STATUS_SECONDS)
+        return {r: ray.get(ref) for r, ref in refs.items() if ref in ready}
+
+    def within(refs: list, group: Group) -> list | None:
+        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=settings.timeout)
+        if len(ready) == len(refs):
+            try:
+                return ray.get(refs)
+            except ray.exceptions.RayError as e:  # a rank raised: NCCL's own error says why
+                lines = [line for line in str(e).splitlines() if line.strip()]
+                say(f"FAILED: {group.name}: {lines[-1] if lines else type(e).__name__}")
+                return None
+        for line in stall_lines(group, ranks, phases(group.ranks), settings.timeout):
+            say("FAILED: " + line)
+        return None
+
+    try:
+        master = ray.get(actors[0].address.remote(), timeout=settings.timeout)
+        members = [list(g.ranks) for g in found[1:]]
+        setup = [
+            a.setup.remote(r.rank, len(ranks), master, settings.backend, settings.timeout, members)
+            for a, r in zip(actors, ranks, strict=True)
+        ]
+        if within(setup, found[0]) is None:
+            return False
+        measurements = []
+        for g in found:
+            refs = [
+                actors[r].measure.remote(
+                    list(g.ranks), sizes, 3 * settings.timeout if r == settings.stall_rank else 0
+                )
+                for r in g.ranks
+            ]
+            result = within(refs, g)
+            if result is None:
+                return False
+            measurements += [
+                Measurement(g, s, max(per_rank[i] for per_rank in result)) for i, s in enumerate(sizes)
+            ]
+        for line in table(measurements):
+            say(line)
+        verdict = judge(measurements, settings.threshold, settings.setting)
+        for line in verdict.lines:
+            say(line if verdict.ok else "FAILED: " + line)
+        return verdict.ok
+    finally:
+        for a in actors:
+            ray.kill(a)

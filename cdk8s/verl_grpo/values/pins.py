@@ -1,0 +1,42 @@
+"""Everything a run pulls from outside, pinned to one immutable version, in one place: `plan`
+lists them, the constructs and the scripts use them.
+
+- verl: tag v0.6.1 is commit d62da4950573d7a4b7ef2362337952e7ab59e78d in verl-project/verl (and
+  its volcengine/verl mirror); the data-prep Job and scripts/60-data.sh clone the tag and refuse
+  any other commit (docs/research/issue-24-checkpoints-and-logs.md, sources).
+- GKE's NCCL RDMA installer: the last commits that changed each manifest in
+  GoogleCloudPlatform/container-engine-accelerators (the repository tags no gpudirect-rdma/
+  release): 2da1c92 (2026-05-06, Standard) and 155bfa4 (2026-03-09, Autopilot).
+- The model: a Hugging Face commit of the values' data_prep.modelRevision (a branch name such as
+  main moves; `plan` says so).
+- The image: a digest when image.digest is set, resolved once by the user with
+  `crane digest REPOSITORY:TAG` (or `skopeo inspect --format '{{.Digest}}' docker://REPOSITORY:TAG`,
+  or `gcloud artifacts docker images describe` for Artifact Registry); never at render time.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .. import VERL_VERSION
+
+VERL_REPOSITORY = "https://github.com/verl-project/verl"
+VERL_COMMITS = {"0.6.1": "d62da4950573d7a4b7ef2362337952e7ab59e78d"}
+VERL_COMMIT = VERL_COMMITS[VERL_VERSION]
+
+RDMA_INSTALLER_BASE = "https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators"
+RDMA_INSTALLERS = {
+    "standard": "2da1c92ff7bd772a2c833710bb6c21dcfe6dfaae/gpudirect-rdma/nccl-rdma-installer.yaml",
+    "autopilot": "155bfa49b7459a55c2352495d3eeb46a55637be6/gpudirect-rdma/nccl-rdma-installer-autopilot.yaml",
+}
+
+# Qwen/Qwen2.5-32B-Instruct's commit on the Hugging Face Hub as cached by many public projects
+# (the hub's snapshots/<commit> folder; docs/research/issue-27-security-facts.md §6): the default
+# model's revision. Another model_id needs its own.
+DEFAULT_MODEL_REVISION = "5ede1c97bbab6ce5cda5812749b4c0bdf79b18dd"
+COMMIT = re.compile(r"^[0-9a-f]{40}$")
+DIGEST = r"^(sha256:[0-9a-f]{64})?$"
+
+
+def rdma_installer(mode: str) -> str:
+    return f"{RDMA_INSTALLER_BASE}/{RDMA_INSTALLERS[mode]}"

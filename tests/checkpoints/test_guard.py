@@ -1,0 +1,257 @@
+"""Resume only from a complete checkpoint: the pre-flight's guard on a local folder standing in for
+the bucket, with checkpoints written the way verl writes them (writer.py, torch, in verl's venv),
+saves killed or slowed mid-file, and verl's own find_latest_ckpt_path reading the result."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from verl_grpo import checkpoint_guard as guard
+from verl_grpo import preflight
+
+from ..conftest import oracle_python
+
+HERE = Path(__file__).parent
+VERL = "0.6.1"
+
+
+def fake_step(root: Path, step: int, world: int = 2, skip: tuple[str, ...] = ()) -> Path:
+    """A checkpoint folder as verl leaves it; files named in `skip` are left out. Each .pt file
+    is a zip archive, as torch.save writes it."""
+    actor = root / f"global_step_{step}" / "actor"
+    actor.mkdir(parents=True)
+    names = [f"{k}_world_size_{world}_rank_{r}.pt" for k in guard.KINDS for r in range(world)]
+    for name in names + ["data.pt"]:
+        path = (actor if name != "data.pt" else actor.parent) / name
+        if name not in skip:
+            with zipfile.ZipFile(path, "w") as z:
+                z.writestr("archive/data.pkl", b"x" * 100)
+    if "fsdp_config.json" not in skip:
+        (actor / "fsdp_config.json").write_text(json.dumps({"FSDP_version": 1, "world_size": world}))
+    return actor.parent
+
+
+def track(root: Path, text: str) -> None:
+    (root / guard.TRACKER).write_text(text)
+
+
+def test_a_complete_checkpoint_is_resumed_as_is(tmp_path):
+    fake_step(tmp_path, 10)
+    track(tmp_path, "10")
+    resume = guard.choose(str(tmp_path))
+    assert (resume.step, resume.notes, resume.problems) == (
+        10,
+        ["resuming from global_step_10 (complete)"],
+        [],
+    )
+
+
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        (
+            {"skip": ("optim_world_size_2_rank_1.pt",)},
+            "global_step_20 is incomplete (no actor/optim_world_size_2_rank_1.pt)",
+        ),
+        ({"skip": ("data.pt",)}, "global_step_20 is incomplete (no data.pt)"),
+        ({"skip": ("fsdp_config.json",)}, "global_step_20 is incomplete (no actor/fsdp_config.json)"),
+    ],
+)
+def test_an_incomplete_newest_falls_back_to_the_previous_complete_one(tmp_path, damage, why):
+    fake_step(tmp_path, 10)
+    fake_step(tmp_path, 20, **damage)
+    track(tmp_path, "20")
+    resume = guard.choose(str(tmp_path))
+    assert resume.step == 10
+    assert resume.notes == [
+        f"{why}: resuming from global_step_10, the newest complete one (tracker rewritten)"
+    ]
+    assert (tmp_path / guard.TRACKER).read_text() == "10"
+
+
+def test_a_file_cut_short_is_incomplete(tmp_path):
+    folder = fake_step(tmp_path, 20)
+    shard = folder / "actor" / "model_world_size_2_rank_0.pt"
+    shard.write_bytes(shard.read_bytes()[:60])
+    assert guard.missing(str(folder)) == ["actor/model_world_size_2_rank_0.pt (cut short)"]
+
+
+@pytest.mark.parametrize(
+    ("tracker", "why"),
+    [
+        ("", "latest_checkpointed_iteration.txt holds '', not a step (verl would stop with ValueError)"),
+        (
+            "30",
+            "latest_checkpointed_iteration.txt names global_step_30, which does not exist "
+            "(verl would start from scratch)",
+        ),
+    ],
+)
+def test_a_torn_or_dangling_tracker_falls_back(tmp_path, tracker, why):
+    fake_step(tmp_path, 10)
+    fake_step(tmp_path, 20, skip=("extra_state_world_size_2_rank_0.pt",))
+    track(tmp_path, tracker)
+    resume = guard.choose(str(tmp_path))
+    assert resume.step == 10 and resume.notes[0].startswith(why + ": resuming from global_step_10")
+
+
+def test_no_complete_checkpoint_stops_the_run_and_says_how_to_start_over(tmp_path):
+    fake_step(tmp_path, 20, skip=("model_world_size_2_rank_1.pt",))
+    track(tmp_path, "20")
+    resume = guard.choose(str(tmp_path))
+    assert resume.step is None
+    assert resume.problems == [
+        "checkpoints: global_step_20 is incomplete (no actor/model_world_size_2_rank_1.pt), and no earlier "
+        f"checkpoint under {tmp_path} is complete; remove {tmp_path / guard.TRACKER} to start from scratch"
+    ]
+    assert (tmp_path / guard.TRACKER).read_text() == "20"  # untouched
+
+
+def test_no_tracker_is_a_fresh_start_and_says_so_when_folders_exist(tmp_path):
+    assert guard.choose(str(tmp_path)).notes == ["no checkpoint yet: verl starts from step 0"]
+    fake_step(tmp_path, 10)
+    (note,) = guard.choose(str(tmp_path)).notes
+    assert "has global_step_10 but no latest_checkpointed_iteration.txt: verl starts from scratch" in note
+
+
+def test_retention_keeps_the_newest_and_never_touches_what_is_newer_than_the_resume(tmp_path):
+    for step in (10, 20, 30, 40, 60):
+        fake_step(tmp_path, step)
+    fake_step(tmp_path, 15, skip=("data.pt",))
+    track(tmp_path, "40")
+    notes = guard.prune(str(tmp_path), 40, keep=2)
+    assert notes == [
+        "deleted global_step_10 (beyond training.checkpointsToKeep)",
+        "deleted global_step_15 (incomplete)",
+        "deleted global_step_20 (beyond training.checkpointsToKeep)",
+    ]
+    assert guard.steps(str(tmp_path)) == [30, 40, 60]
+
+
+def writer(root: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [str(oracle_python(VERL)), str(HERE / "writer.py"), str(root), *args],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+def until(proc: subprocess.Popen, prefix: str) -> str:
+    for line in proc.stdout:  # type: ignore[union-attr]
+        if line.startswith(prefix):
+            return line
+    raise AssertionError(f"writer ended before {prefix!r}")
+
+
+def verl_resumes(root: Path) -> dict:
+    done = subprocess.run(
+        [str(oracle_python(VERL)), str(HERE / "resume.py"), str(root)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def run_preflight(layout_args: list[str], capsys) -> tuple[int, str]:
+    code = preflight.main([*layout_args, "--keep", "2"], nodes=lambda: None)
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    """Model and data ready, as the data-prep Job leaves them (see tests/test_preflight.py)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ..test_preflight import GOOD_ROWS
+
+    model, data = tmp_path / "model", tmp_path / "data"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    (model / "model.safetensors").write_bytes(b"\0" * 16)
+    data.mkdir()
+    for split in ("train", "test"):
+        pq.write_table(pa.table(GOOD_ROWS), data / f"{split}.parquet")
+    for folder in (model, data):
+        (folder / preflight.MARKER).write_text("done")
+    root = tmp_path / "bucket" / "checkpoints"
+    root.mkdir(parents=True)
+    return root, [
+        "--model",
+        str(model),
+        "--train",
+        str(data / "train.parquet"),
+        "--val",
+        str(data / "test.parquet"),
+        "--checkpoints",
+        str(root),
+    ]
+
+
+@pytest.mark.slow
+def test_a_writer_killed_mid_save_leaves_the_last_commit_resumable(inputs, capsys):
+    root, args = inputs
+    proc = writer(root, "--steps", "1,2,3", "--slow", "3")
+    until(proc, "half ")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    code, out = run_preflight(args, capsys)
+    assert code == 0 and "preflight: checkpoints: resuming from global_step_2 (complete)" in out
+    assert verl_resumes(root) == {"path": str(root / "global_step_2"), "loaded": 12}
+
+
+@pytest.mark.slow
+def test_a_commit_ahead_of_its_files_is_not_resumed(inputs, capsys):
+    """0.6.1's async save commits first: killed mid-file, verl itself would load a torn shard."""
+    root, args = inputs
+    proc = writer(root, "--steps", "1,2,3", "--slow", "3", "--tracker-first", "3")
+    until(proc, "half ")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = subprocess.run(
+        [str(oracle_python(VERL)), str(HERE / "resume.py"), str(root)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode != 0  # without the guard: verl picks global_step_3 and torch.load fails
+    code, out = run_preflight(args, capsys)
+    assert code == 0
+    assert "global_step_3 is incomplete (no actor/model_world_size_4_rank_0.pt (cut short)" in out
+    assert "resuming from global_step_2, the newest complete one (tracker rewritten)" in out
+    assert verl_resumes(root) == {"path": str(root / "global_step_2"), "loaded": 12}
+
+
+@pytest.mark.slow
+def test_a_slow_writer_is_not_resumed_until_it_is_done(inputs, capsys):
+    root, args = inputs
+    proc = writer(root, "--steps", "1,2,3", "--slow", "3", "--tracker-first", "3")
+    until(proc, "half ")  # it sleeps with half a shard on disk
+    code, out = run_preflight(args, capsys)
+    assert code == 0 and "resuming from global_step_2, the newest complete one" in out
+    assert proc.wait(timeout=120) == 0
+    # The writer is done and global_step_3 whole, but the commit now names 2: the safe side.
+    assert guard.missing(str(root / "global_step_3")) == []
+    assert verl_resumes(root) == {"path": str(root / "global_step_2"), "loaded": 12}
+
+
+@pytest.mark.slow
+def test_keep_one_on_0_6_1_deletes_the_only_good_checkpoint_and_the_run_stops(inputs, capsys):
+    """trainer.max_actor_ckpt_to_keep=1 on 0.6.1 drops the previous actor/ before saving the next."""
+    root, args = inputs
+    proc = writer(root, "--steps", "1,2", "--slow", "2", "--drop-before-save")
+    until(proc, "half ")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    code, out = run_preflight(args, capsys)
+    assert code == 1
+    assert "global_step_1 is incomplete (no actor/), and no earlier checkpoint" in out

@@ -1,0 +1,80 @@
+"""The log shipper on a folder shaped like Ray's (session_latest/logs), copying into another."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from verl_grpo import log_shipper
+from verl_grpo.log_shipper import Shipper
+
+
+def ray_folder(root: Path) -> Path:
+    session = root / "session_2026-12-05_07-00-00_000000_1"
+    (session / "logs").mkdir(parents=True)
+    (root / "session_latest").symlink_to(session.name)
+    return session / "logs"
+
+
+def test_new_and_changed_files_are_copied_unchanged_ones_not(tmp_path):
+    logs, target = ray_folder(tmp_path / "ray"), tmp_path / "bucket" / "pod-a"
+    (logs / "raylet.out").write_text("started\n")
+    (logs / "events").mkdir()
+    (logs / "events" / "event_GCS.log").write_text("{}\n")
+    shipper = Shipper(str(tmp_path / "ray"), str(target), interval=0)
+    assert shipper.sync() == ["events/event_GCS.log", "raylet.out"]
+    assert (target / "raylet.out").read_text() == "started\n"
+    assert shipper.sync() == []  # nothing changed
+    with (logs / "raylet.out").open("a") as f:
+        f.write("more\n")
+    assert shipper.sync() == ["raylet.out"]
+    assert (target / "raylet.out").read_text() == "started\nmore\n"
+
+
+def test_a_big_file_is_copied_less_often_but_always_at_the_end(tmp_path, monkeypatch):
+    logs, target = ray_folder(tmp_path / "ray"), tmp_path / "bucket"
+    monkeypatch.setattr(log_shipper, "BIG", 10)
+    big = logs / "worker-1.out"
+    big.write_text("x" * 40)  # 4 x BIG: at most every 4 intervals
+    shipper = Shipper(str(tmp_path / "ray"), str(target), interval=60)
+    assert shipper.sync() == ["worker-1.out"]
+    big.write_text("y" * 41)
+    assert shipper.sync() == []  # changed, but copied less than 4 intervals ago
+    assert shipper.sync(final=True) == ["worker-1.out"]
+    assert (target / "worker-1.out").read_text() == "y" * 41
+
+
+def test_sigterm_copies_once_more_then_exits(tmp_path):
+    """What a pod deletion or a spot preemption does to the sidecar: its last lines still land."""
+    logs, target = ray_folder(tmp_path / "ray"), tmp_path / "bucket"
+    (logs / "job-driver-raysubmit_1.log").write_text("step:1\n")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            log_shipper.__file__,
+            "--source",
+            str(tmp_path / "ray"),
+            "--target",
+            str(target),
+            "--interval",
+            "3600",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert "every 3600 s" in proc.stdout.readline()
+    deadline = time.monotonic() + 30
+    while not (target / "job-driver-raysubmit_1.log").exists():  # the first copy, at start
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    with (logs / "job-driver-raysubmit_1.log").open("a") as f:
+        f.write("step:2\n")
+    os.utime(logs / "job-driver-raysubmit_1.log", (time.time() + 5, time.time() + 5))
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
+    assert "last copy: 1 files" in proc.stdout.read()
+    assert (target / "job-driver-raysubmit_1.log").read_text() == "step:1\nstep:2\n"
