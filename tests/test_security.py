@@ -107,7 +107,11 @@ def test_cloud_side_grants_only_what_is_needed():
     for golden in (REPO / "tests" / "goldens" / "scripts").glob("up-*.txt"):
         text = golden.read_text()
         grants = [
-            (line.split()[2], line.split()[4], *(w for w in line.split() if w.startswith(("--member=", "--role="))))
+            (
+                line.split()[2],
+                line.split()[4],
+                *(w for w in line.split() if w.startswith(("--member=", "--role="))),
+            )
             for line in text.splitlines()
             if "add-iam-policy-binding" in line
         ]

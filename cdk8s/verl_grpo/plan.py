@@ -177,9 +177,17 @@ def security(spec: DeploySpec) -> dict[str, Any]:
         f"(Ray pods), {v.storage.model_dir}/, {v.storage.data_dir}/, {v.storage.verl_dir}/ (data-prep Job)",
         "pins": {
             "image": image(spec)
-            + ("" if v.image.digest else f" (the tag alone: set image.digest from `crane digest {image(spec)}`)"),
+            + (
+                ""
+                if v.image.digest
+                else f" (the tag alone: set image.digest from `crane digest {image(spec)}`)"
+            ),
             "model": f"{v.data_prep.model_id}@{v.data_prep.model_revision}"
-            + ("" if COMMIT.match(v.data_prep.model_revision) else " (a branch or tag: the weights can change)"),
+            + (
+                ""
+                if COMMIT.match(v.data_prep.model_revision)
+                else " (a branch or tag: the weights can change)"
+            ),
             "verl": f"{VERL_REPOSITORY} v{VERL_VERSION} = {VERL_COMMIT}",
             "rdma_installer": rdma_installer(v.cluster.mode),
         },

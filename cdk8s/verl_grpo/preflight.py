@@ -287,16 +287,14 @@ def main(
     except ValueError:
         parser.error(f"--wait: {args.wait!r} is neither a number of seconds nor auto")
     problems = wait_for_inputs(args, nodes, wait, why) or resume_problems(args.checkpoints, args.keep)
+    # FAILED marks what stopped the run (verl-grpo postmortem keys on it); the rest is progress.
     for p in problems:
-        print(f"preflight: {p}", file=sys.stderr, flush=True)
+        print(f"preflight: FAILED: {p}", file=sys.stderr, flush=True)
     if problems:
         return 1
     if gate and not gate_passes(gate, nodes):
-        print(
-            "preflight: nccl-gate failed: verl would hang in its first collective",
-            file=sys.stderr,
-            flush=True,
-        )
+        stopped = "preflight: FAILED: the NCCL gate: verl would hang in its first collective"
+        print(stopped, file=sys.stderr, flush=True)
         return 1
     if command:
         run(command)

@@ -16,6 +16,8 @@ from verl_grpo import checkpoint_guard as guard
 from verl_grpo import preflight
 
 from ..conftest import oracle_python
+from ..test_preflight import args as preflight_args
+from ..test_preflight import layout  # noqa: F401 - the fixture
 
 HERE = Path(__file__).parent
 VERL = "0.6.1"
@@ -167,34 +169,12 @@ def run_preflight(layout_args: list[str], capsys) -> tuple[int, str]:
 
 
 @pytest.fixture
-def inputs(tmp_path):
-    """Model and data ready, as the data-prep Job leaves them (see tests/test_preflight.py)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from ..test_preflight import GOOD_ROWS
-
-    model, data = tmp_path / "model", tmp_path / "data"
-    model.mkdir()
-    (model / "config.json").write_text("{}")
-    (model / "model.safetensors").write_bytes(b"\0" * 16)
-    data.mkdir()
-    for split in ("train", "test"):
-        pq.write_table(pa.table(GOOD_ROWS), data / f"{split}.parquet")
-    for folder in (model, data):
-        (folder / preflight.MARKER).write_text("done")
-    root = tmp_path / "bucket" / "checkpoints"
+def inputs(layout):  # noqa: F811 - the imported fixture, by name
+    """Model and data ready as the data-prep Job leaves them (tests/test_preflight.py), and the
+    run's checkpoint folder."""
+    root = layout["ckpt"] / "exp"
     root.mkdir(parents=True)
-    return root, [
-        "--model",
-        str(model),
-        "--train",
-        str(data / "train.parquet"),
-        "--val",
-        str(data / "test.parquet"),
-        "--checkpoints",
-        str(root),
-    ]
+    return root, preflight_args(layout)
 
 
 @pytest.mark.slow

@@ -97,7 +97,9 @@ def test_the_verbs_carry_the_token_from_the_secret_and_nowhere_else(secured, tmp
 
     wrong = cli("status", "x", *common, "--token-secret", "nope", env=env)
     assert (
-        wrong.returncode == 1 and "Ray token Secret team-a/nope: Error from server (NotFound)" in wrong.stderr
+        wrong.returncode == 1
+        and "Ray token Secret team-a/nope: kubectl get secret failed: Error from server (NotFound)"
+        in wrong.stderr
     )
 
     for done in (refused, found, by_file, wrong):  # canaries

@@ -41,3 +41,19 @@ def test_each_excerpt_is_named_with_its_evidence(path: Path):
         return
     expect = normalise(fields["expect"]).strip()[:200]  # report() cuts a quoted line at 300
     assert any(expect in line for line in verdict.findings[0].evidence), "\n".join(report(verdict))
+
+
+def test_the_preflights_progress_is_no_cause_and_its_refusal_is():
+    """Our own lines (preflight.py): what it says while it works, then what stopped a run."""
+    progress = "\n".join(
+        [
+            "preflight: waiting up to 900 s (auto: ...): 1 problems, first: model: /data/m does not exist",
+            "preflight: model, data, checkpoints and GPUs are ready",
+            "preflight: checkpoints: no checkpoint yet: verl starts from step 0",
+            "preflight: nccl-gate: ok: lowest bus bandwidth 312.40 GB/s (all) >= 100 GB/s (x)",
+        ]
+    )
+    assert classify({"driver.log": progress}).cause == "unknown"
+    refused = progress + "\npreflight: nccl-gate: FAILED: cause: node w-1 (10.0.0.2) ...\n"
+    verdict = classify({"driver.log": refused})
+    assert verdict.cause == "preflight" and "cordon it" in verdict.findings[0].fix

@@ -28,9 +28,7 @@ def test_worker_requests_beyond_the_machine_are_refused():
         render_one("worker.memory=2800Gi", profile="h200-standard")
     with pytest.raises(Problems, match=r"worker.cpu: '16' is below 24"):
         render_one(SET_STRING + "worker.cpu=16")
-    with pytest.raises(
-        Problems, match=r"worker.cpu: '230' plus the sidecars .* at most 218.97 CPUs"
-    ):
+    with pytest.raises(Problems, match=r"worker.cpu: '230' plus the sidecars .* at most 218.97 CPUs"):
         render_one(SET_STRING + "worker.cpu=230")
 
 

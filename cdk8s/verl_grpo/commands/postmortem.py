@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 from .flags import one_profile, profile_flag, spec, values_flags
+
+DRIVER_LOG = "job-driver-"  # Ray's name for a job's driver log on the head
 
 
 def add(verbs: argparse._SubParsersAction) -> None:
@@ -82,23 +83,17 @@ def _run_logs_url(args: argparse.Namespace) -> str:
 
 
 def _folder_texts(folder: Path) -> dict[str, str]:
-    return {
-        str(p.relative_to(folder)): p.read_text(errors="replace")
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
+    """Every file of the run's logs, the job's driver logs first: what verl itself printed."""
+    files = sorted(
+        (p for p in folder.rglob("*") if p.is_file()), key=lambda p: (DRIVER_LOG not in p.name, str(p))
+    )
+    return {str(p.relative_to(folder)): p.read_text(errors="replace") for p in files}
 
 
 def _kubectl(*words: str) -> str:
-    from ..jobs.errors import JobsError
+    from ..jobs.errors import run_tool
 
-    try:
-        done = subprocess.run(["kubectl", *words], capture_output=True, text=True, check=False)
-    except FileNotFoundError as e:
-        raise JobsError("kubectl is not installed: pass --events/--status files instead") from e
-    if done.returncode != 0:
-        raise JobsError(f"kubectl {' '.join(words)}: {done.stderr.strip()}")
-    return done.stdout
+    return run_tool(["kubectl", *words], "it reads the events and the RayJobs (or pass --events/--status)")
 
 
 def _rayjob_status(text: str) -> str:

@@ -11,10 +11,9 @@ Secret's `auth_token` key (ray-operator common/pod.go SetContainerTokenAuthEnvVa
 from __future__ import annotations
 
 import base64
-import subprocess
 from pathlib import Path
 
-from .errors import JobsError
+from .errors import JobsError, run_tool
 
 SECRET_KEY = "auth_token"
 
@@ -22,15 +21,12 @@ SECRET_KEY = "auth_token"
 def from_secret(name: str, namespace: str) -> str:
     cmd = ["kubectl", "get", "secret", name, "-n", namespace, "-o", f"jsonpath={{.data.{SECRET_KEY}}}"]
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    except FileNotFoundError as e:
-        raise JobsError(
-            "kubectl is not installed: it reads the Ray token's Secret (or pass --token-file)"
-        ) from e
-    if done.returncode != 0 or not done.stdout.strip():
-        why = done.stderr.strip() or f"it has no {SECRET_KEY} key"
-        raise JobsError(f"Ray token Secret {namespace}/{name}: {why}")
-    return base64.b64decode(done.stdout.strip()).decode().strip()
+        encoded = run_tool(cmd, "it reads the Ray token's Secret (or pass --token-file)").strip()
+    except JobsError as e:
+        raise JobsError(f"Ray token Secret {namespace}/{name}: {e}") from e
+    if not encoded:
+        raise JobsError(f"Ray token Secret {namespace}/{name}: it has no {SECRET_KEY} key")
+    return base64.b64decode(encoded).decode().strip()
 
 
 def from_file(path: Path) -> str:

@@ -9,13 +9,12 @@ cp --recursive`) or as a local folder (a copy, or the bucket mounted), wherever 
 from __future__ import annotations
 
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import JobsError
+from .errors import JobsError, run_tool
 
 DRIVER_LOG = "job-driver-*.log"  # Ray writes the job's driver output there on the head
 
@@ -40,16 +39,7 @@ def local_folder(location: str) -> Iterator[Path]:
     scratch = Path(tempfile.mkdtemp(prefix="verl-grpo-logs-"))
     try:
         cmd = ["gcloud", "storage", "cp", "--recursive", location.rstrip("/") + "/*", str(scratch)]
-        try:
-            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        except FileNotFoundError as e:
-            raise JobsError(
-                "gcloud is not installed: install the Google Cloud CLI, or pass a local copy"
-            ) from e
-        if done.returncode != 0:
-            raise JobsError(
-                f"gcloud storage cp {location} failed: {done.stderr.strip() or done.stdout.strip()}"
-            )
+        run_tool(cmd, "it fetches the run's logs from the bucket (or pass a local copy)")
         yield scratch
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

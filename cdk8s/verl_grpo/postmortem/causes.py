@@ -33,7 +33,7 @@ CAUSES: tuple[Cause, ...] = (
     Cause(
         "preflight",
         "the pre-flight stopped the run before verl started",
-        (r"^preflight: (?!waiting|model, data|checkpoints: resuming|nccl-gate: (?!FAILED))",),
+        (r"^preflight: (nccl-gate: )?FAILED: ",),
         "the line names the key and the problem; fix it and submit again (nothing ran on the GPUs)",
         (
             (
@@ -219,4 +219,8 @@ CAUSES: tuple[Cause, ...] = (
     ),
 )
 
-ERROR_LINE = re.compile(r"Error|Exception|Traceback|FAILED|Failed|error:|fatal", re.IGNORECASE)
+# What a failure says when no cause matches: an exception raised (Python's last traceback line,
+# Ray's RayTaskError(...)), or a line that says it failed; not Ray's own WARNING/INFO chatter.
+ERROR_LINE = re.compile(
+    r"^\s*[\w.]*(Error|Exception)\b[:(]|\bFAILED\b|\bfatal\b|^error:|Error from server", re.IGNORECASE
+)

@@ -372,6 +372,21 @@ def _queue_rules() -> tuple[CrossRule, ...]:
     )
 
 
+def needs_version(
+    id: str, chosen: tuple[str, str], needs: tuple[str, str, str], hint: str, *also: Expr
+) -> CrossRule:
+    """A value (key, value) that only a newer component knows: (what, its version key, since)."""
+    key, value = chosen
+    what, version_key, since = needs
+    version = V(f"Values.{version_key}")
+    return CrossRule(
+        id,
+        key,
+        op("and", *also, op("eq", V(f"Values.{key}"), value), op("older", version, since)),
+        (f"'{value}' needs {what} {since} or newer; {version_key} is '", version, f"'{hint}"),
+    )
+
+
 RULES = (
     CrossRule(
         "zone-on-autopilot",
@@ -410,49 +425,24 @@ RULES = (
         ),
         ("> 0 needs job.shutdownAfterJobFinishes: true (or set it to 0)",),
     ),
-    CrossRule(
+    needs_version(
         "ray-auth-needs-ray",
-        "ray.auth",
-        op(
-            "and",
-            op("eq", V("Values.ray.auth"), "token"),
-            op("older", V("Values.ray.version"), RAY_TOKEN_AUTH_SINCE),
-        ),
-        (
-            f"'token' needs Ray {RAY_TOKEN_AUTH_SINCE} or newer in the image; ray.version is '",
-            V("Values.ray.version"),
-            "' (an image with a newer Ray, or ray.auth: disabled)",
-        ),
+        ("ray.auth", "token"),
+        ("Ray", "ray.version", RAY_TOKEN_AUTH_SINCE),
+        " (an image with a newer Ray, or ray.auth: disabled)",
     ),
-    CrossRule(
+    needs_version(
         "ray-auth-needs-kuberay",
-        "ray.auth",
-        op(
-            "and",
-            op("eq", V("Values.ray.auth"), "token"),
-            op("older", V("Values.kuberay.version"), AUTH_SECRET_SINCE),
-        ),
-        (
-            f"'token' needs KubeRay {AUTH_SECRET_SINCE} or newer (authOptions.secretName); "
-            "kuberay.version is '",
-            V("Values.kuberay.version"),
-            "'",
-        ),
+        ("ray.auth", "token"),
+        ("KubeRay", "kuberay.version", AUTH_SECRET_SINCE),
+        " (authOptions.secretName)",
     ),
-    CrossRule(
+    needs_version(
         "sidecar-mode-needs-kuberay",
-        "job.submissionMode",
-        op(
-            "and",
-            op("eq", RUN_KIND, "RayJob"),
-            op("eq", V("Values.job.submissionMode"), "SidecarMode"),
-            op("older", V("Values.kuberay.version"), SIDECAR_MODE_SINCE),
-        ),
-        (
-            f"'SidecarMode' needs KubeRay {SIDECAR_MODE_SINCE} or newer; kuberay.version is '",
-            V("Values.kuberay.version"),
-            "' (use K8sJobMode or HTTPMode)",
-        ),
+        ("job.submissionMode", "SidecarMode"),
+        ("KubeRay", "kuberay.version", SIDECAR_MODE_SINCE),
+        " (use K8sJobMode or HTTPMode)",
+        op("eq", RUN_KIND, "RayJob"),
     ),
     CrossRule(
         "rayjob-name-length",

@@ -14,10 +14,10 @@
 {{- fail (print "job.ttlSecondsAfterFinished: " "> 0 needs job.shutdownAfterJobFinishes: true (or set it to 0)" " [ttl-needs-shutdown]") }}
 {{- end }}
 {{- if (and (eq .Values.ray.auth "token") (not (semverCompare ">=2.52.0" .Values.ray.version))) }}
-{{- fail (print "ray.auth: " "'token' needs Ray 2.52.0 or newer in the image; ray.version is '" .Values.ray.version "' (an image with a newer Ray, or ray.auth: disabled)" " [ray-auth-needs-ray]") }}
+{{- fail (print "ray.auth: " "'token' needs Ray 2.52.0 or newer; ray.version is '" .Values.ray.version "' (an image with a newer Ray, or ray.auth: disabled)" " [ray-auth-needs-ray]") }}
 {{- end }}
 {{- if (and (eq .Values.ray.auth "token") (not (semverCompare ">=1.6.0" .Values.kuberay.version))) }}
-{{- fail (print "ray.auth: " "'token' needs KubeRay 1.6.0 or newer (authOptions.secretName); kuberay.version is '" .Values.kuberay.version "'" " [ray-auth-needs-kuberay]") }}
+{{- fail (print "ray.auth: " "'token' needs KubeRay 1.6.0 or newer; kuberay.version is '" .Values.kuberay.version "' (authOptions.secretName)" " [ray-auth-needs-kuberay]") }}
 {{- end }}
 {{- if (and (eq .Values.run.kind "RayJob") (eq .Values.job.submissionMode "SidecarMode") (not (semverCompare ">=1.5.0" .Values.kuberay.version))) }}
 {{- fail (print "job.submissionMode: " "'SidecarMode' needs KubeRay 1.5.0 or newer; kuberay.version is '" .Values.kuberay.version "' (use K8sJobMode or HTTPMode)" " [sidecar-mode-needs-kuberay]") }}
