@@ -14,9 +14,11 @@ from verl_grpo.log_shipper import Shipper
 
 
 def ray_folder(root: Path) -> Path:
+    """Ray's folder as the Ray container made it: the link holds that container's absolute path
+    (/tmp/ray/session_...), which this side may see mounted elsewhere."""
     session = root / "session_2026-12-05_07-00-00_000000_1"
     (session / "logs").mkdir(parents=True)
-    (root / "session_latest").symlink_to(session.name)
+    (root / "session_latest").symlink_to(Path("/tmp/ray-in-the-ray-container") / session.name)
     return session / "logs"
 
 

@@ -26,10 +26,22 @@ import sys
 import threading
 import time
 
-LOGS = os.path.join("session_latest", "logs")  # Ray's link to the running session's logs
+LATEST = "session_latest"  # Ray's link to the running session (ray/_private/node.py try_to_symlink)
 # A file this large is copied at most every (size / BIG) intervals: GCS FUSE rewrites the whole
 # object on each close, and a chatty worker log grows to gigabytes.
 BIG = 64 * 2**20
+
+
+def session_logs(source: str) -> str:
+    """The running session's logs folder. Ray's link holds the absolute path in the Ray
+    container (/tmp/ray/session_...): where this container mounts the folder elsewhere, the
+    session is the link target's name inside `source`."""
+    link = os.path.join(source, LATEST)
+    target = os.readlink(link) if os.path.islink(link) else link
+    target = os.path.join(source, target) if not os.path.isabs(target) else target
+    if not os.path.isdir(target):
+        target = os.path.join(source, os.path.basename(target))
+    return os.path.join(target, "logs")
 
 
 def files(logs: str) -> dict[str, os.stat_result]:
@@ -49,7 +61,7 @@ def files(logs: str) -> dict[str, os.stat_result]:
 
 class Shipper:
     def __init__(self, source: str, target: str, interval: float) -> None:
-        self.logs = os.path.join(source, LOGS)
+        self.source = source
         self.target = target
         self.interval = interval
         self.copied: dict[str, tuple[int, float, float]] = {}  # size, mtime, when copied
@@ -64,14 +76,14 @@ class Shipper:
 
     def sync(self, final: bool = False) -> list[str]:
         """Copy what changed since the last copy; the names copied."""
-        now, done = time.time(), []
-        for name, stat in sorted(files(self.logs).items()):
+        now, done, logs = time.time(), [], session_logs(self.source)
+        for name, stat in sorted(files(logs).items()):
             if not self.due(name, stat, now, final):
                 continue
             destination = os.path.join(self.target, name)
             try:
                 os.makedirs(os.path.dirname(destination), exist_ok=True)
-                shutil.copyfile(os.path.join(self.logs, name), destination)
+                shutil.copyfile(os.path.join(logs, name), destination)
             except OSError as e:
                 print(f"log-shipper: {name}: {e}", file=sys.stderr, flush=True)
                 continue
@@ -89,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     shipper = Shipper(args.source, args.target, args.interval)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    print(f"log-shipper: {shipper.logs} -> {args.target} every {args.interval:g} s", flush=True)
+    print(f"log-shipper: {args.source}/{LATEST}/logs -> {args.target} every {args.interval:g} s", flush=True)
     shipper.sync()
     while not stop.wait(args.interval):
         shipper.sync()

@@ -172,8 +172,8 @@ class VerlRayCluster(ManifestConstruct):
                     **hardened_pod(identity.name),
                     "nodeSelector": selector,
                     "tolerations": worker_tolerations(spec),
-                    # The worker's /tmp is the ray-tmp volume: Ray's folder is ray/ in it.
-                    **log_shipper_fields(spec, storage, preflight, "ray-tmp", "/ray-tmp", "/ray-tmp/ray"),
+                    # The worker's /tmp is the ray-tmp volume: the sidecar mounts it at the same path.
+                    **log_shipper_fields(spec, storage, preflight, "ray-tmp", "/tmp", "/tmp/ray"),
                     "containers": [
                         {
                             "name": "ray-worker",

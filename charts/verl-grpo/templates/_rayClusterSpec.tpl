@@ -216,7 +216,7 @@ workerGroupSpecs:
         command:
         - python3
         - {{ list .Values.preflight.mountPath "/log_shipper.py" | join "" | toJson }}
-        - --source=/ray-tmp/ray
+        - --source=/tmp/ray
         - {{ list "--target=" .Values.storage.checkpointMountPath "/" .Values.training.projectName "/" (.Values.training.experimentName | default .Values.run.name) "/logs/$(POD_NAME)" | join "" | toJson }}
         - {{ list "--interval=" (.Values.logs.intervalSeconds | toJson) | join "" | toJson }}
         env:
@@ -238,7 +238,7 @@ workerGroupSpecs:
             - ALL
         volumeMounts:
         - name: ray-tmp
-          mountPath: /ray-tmp
+          mountPath: /tmp
           readOnly: true
         - name: checkpoints
           mountPath: {{ .Values.storage.checkpointMountPath | toJson }}
