@@ -13,7 +13,8 @@ keeps state (what exists) and fails on demand.
     FAKE_BUCKETS        a folder whose subfolders are buckets' contents: `gcloud storage cp --recursive
                         gs://B/PREFIX/* DEST` copies from FAKE_BUCKETS/B/PREFIX (a read)
     state.json's "configmaps" ({"ns/name": data}) answers `kubectl get configmap -o jsonpath={.data.KEY}`,
-    its "secrets" ({"ns/name": data, base64 values}) `kubectl get secret -o jsonpath={.data.KEY}`
+    its "secrets" ({"ns/name": data, base64 values}) `kubectl get secret -o jsonpath={.data.KEY}`,
+    its "outputs" ({"get events": text}) what `kubectl get events ...` prints
 
 `kubectl apply -f FILE` records each object it reads (kind, name, its YAML) in state.json's
 "applied", keyed kind/namespace/name, as the API server would keep them; URLs are recorded as is.
@@ -234,6 +235,9 @@ def kubectl(cloud: Cloud, args: list[str]) -> int:
             print(f'Error from server (NotFound): {words[1]}s "{words[2]}" not found', file=sys.stderr)
             return 1
         sys.stdout.write(data[key])
+        return 0
+    if verb == "get" and " ".join(words[:2]) in cloud.state.get("outputs", {}):
+        sys.stdout.write(cloud.state["outputs"][" ".join(words[:2])])  # a canned answer (events, lists)
         return 0
     if verb == "get":
         return 0 if f"k8s {words[1]} {namespace}/{words[2]}" in cloud.state["resources"] else 1

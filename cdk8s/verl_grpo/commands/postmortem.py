@@ -30,7 +30,11 @@ def add(verbs: argparse._SubParsersAction) -> None:
         "--events", type=Path, default=None, metavar="FILE", help="`kubectl get events` output (- for stdin)"
     )
     p.add_argument(
-        "--status", type=Path, default=None, metavar="FILE", help="`kubectl get rayjob -o yaml` output"
+        "--status",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="`kubectl get rayjob -o yaml` (or json) output",
     )
     p.add_argument(
         "--kubectl",
@@ -57,8 +61,11 @@ def run(args: argparse.Namespace) -> int:
         if not texts:
             raise JobsError(f"{location}: no logs in it")
     for flag, name in ((args.events, "events"), (args.status, "status")):
-        if flag is not None:
-            texts[name] = sys.stdin.read() if str(flag) == "-" else flag.read_text(errors="replace")
+        if flag is None:
+            continue
+        if str(flag) != "-" and not flag.is_file():
+            raise JobsError(f"--{name} {flag}: no such file (paste `kubectl get {name}` output into one)")
+        texts[name] = sys.stdin.read() if str(flag) == "-" else flag.read_text(errors="replace")
     if args.kubectl:
         texts["events"] = _kubectl("get", "events", "-n", args.namespace)
         texts["status"] = _rayjob_status(_kubectl("get", "rayjobs", "-n", args.namespace, "-o", "json"))
