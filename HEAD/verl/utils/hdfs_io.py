@@ -1,2 +1,0 @@
-def copy(src, dst):
-    pass
