@@ -37,10 +37,8 @@ def folder() -> Path:
     return REPO / ".cache" / f"kueue-crds-{KUEUE_VERSION}"
 
 
-def fetch() -> Path:
-    out = folder()
-    if out.is_dir():
-        return out
+def download(module: str, version: str) -> Path:
+    """The module's source folder in .cache/go/mod, fetched from the module proxy if missing."""
     env = {
         **os.environ,
         "GOMODCACHE": str(REPO / ".cache" / "go" / "mod"),
@@ -48,15 +46,22 @@ def fetch() -> Path:
         "GOTOOLCHAIN": "local",
     }
     done = subprocess.run(
-        ["go", "mod", "download", "-json", f"{MODULE}@{KUEUE_VERSION}"],
+        ["go", "mod", "download", "-json", f"{module}@{version}"],
         env=env,
         capture_output=True,
         text=True,
         check=False,
     )
     if done.returncode != 0:
-        raise SystemExit(f"go mod download {MODULE}@{KUEUE_VERSION} failed:\n{done.stdout}{done.stderr}")
-    bases = Path(json.loads(done.stdout)["Dir"]) / "config" / "components" / "crd" / "bases"
+        raise SystemExit(f"go mod download {module}@{version} failed:\n{done.stdout}{done.stderr}")
+    return Path(json.loads(done.stdout)["Dir"])
+
+
+def fetch() -> Path:
+    out = folder()
+    if out.is_dir():
+        return out
+    bases = download(MODULE, KUEUE_VERSION) / "config" / "components" / "crd" / "bases"
     tmp = out.with_name(f"{out.name}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)

@@ -29,6 +29,7 @@ import signal
 import socket
 import ssl
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.error
@@ -37,6 +38,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import TypeVar
 
 import yaml
@@ -165,6 +167,16 @@ def kueue_certificates(service_dns: str) -> tuple[bytes, bytes, bytes, bytes]:
     )
     pem = serialization.Encoding.PEM
     return ca.public_bytes(pem), pkcs1(ca_key), cert.public_bytes(pem), pkcs1(key)
+
+
+def provisioning_request_tool() -> ModuleType:
+    """tools/provisioning_request_crd.py, which fetches and caches the ProvisioningRequest CRD."""
+    tools = str(REPO / "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    import provisioning_request_crd
+
+    return provisioning_request_crd
 
 
 def make_pki(directory: Path) -> Pki:
@@ -597,6 +609,11 @@ class ControlPlane:
                     },
                 }
             crds.append(crd)
+        # The ProvisioningRequest CRD, on which GKE's queued provisioning (flex-start) is based
+        # (https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest): Kueue sets
+        # its provisioning admission check controller up only if the API is served when it starts
+        # (cmd/kueue/main.go@v0.19.2 setupControllers). At the version Kueue's go.mod pins.
+        crds.append(yaml.safe_load(provisioning_request_tool().fetch().read_text()))
         for config in yaml.safe_load_all((home / "extras" / "manifests.yaml").read_text()):
             if not config:
                 continue
