@@ -61,7 +61,9 @@ def test_gsm8k_step_imports_the_cloned_verl(tmp_path: Path) -> None:
         "UPSTREAM_COMMIT": VERL_COMMIT,
         "HOME": os.environ.get("HOME", "/root"),
     }
-    done = subprocess.run(["bash", "-c", SCRIPT], env=env, cwd=tmp_path, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["bash", "-c", SCRIPT], env=env, cwd=tmp_path, capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ModuleNotFoundError" not in done.stderr
     assert f"skip: {model} is complete" in done.stdout
@@ -69,12 +71,16 @@ def test_gsm8k_step_imports_the_cloned_verl(tmp_path: Path) -> None:
         assert (bucket / folder / MARKER).is_file()  # written last, after the step succeeded
     assert sorted(p.name for p in (bucket / "data").glob("*.parquet")) == ["test.parquet", "train.parquet"]
     # A second run finds every marker and does nothing.
-    again = subprocess.run(["bash", "-c", SCRIPT], env=env, cwd=tmp_path, capture_output=True, text=True, check=False)
+    again = subprocess.run(
+        ["bash", "-c", SCRIPT], env=env, cwd=tmp_path, capture_output=True, text=True, check=False
+    )
     assert again.returncode == 0 and again.stdout.count("skip:") == 3
     # A tag moved upstream: another commit is refused, and nothing is marked done.
     (bucket / "verl" / MARKER).unlink()
     env["UPSTREAM_COMMIT"] = "0" * 40
-    moved = subprocess.run(["bash", "-c", SCRIPT], env=env, cwd=tmp_path, capture_output=True, text=True, check=False)
+    moved = subprocess.run(
+        ["bash", "-c", SCRIPT], env=env, cwd=tmp_path, capture_output=True, text=True, check=False
+    )
     assert moved.returncode != 0
     assert f"verl v0.6.1 is commit {'0' * 40}, not {VERL_COMMIT}" in moved.stderr
     assert not (bucket / "verl" / MARKER).exists()
