@@ -161,6 +161,7 @@ EDGES: dict[str, list] = {
     "queue.createObjects": [False, True],
     "queue.topology.mode": ["none", "required", "preferred"],
     "queue.gpuQuota": [16, 8],
+    "queue.topology.level": ["cloud.google.com/gce-topology-subblock", "kubernetes.io/hostname"],
     "job.activeDeadlineSeconds": [259200, 604800, 604801],
 }
 
@@ -196,6 +197,11 @@ PAIRS = [
     },
     {"queue.enabled": True, "job.shutdownAfterJobFinishes": False, "job.ttlSecondsAfterFinished": 0},
     {"queue.enabled": True, "queue.createObjects": True, "queue.gpuQuota": 8},
+    {
+        "queue.enabled": True,
+        "queue.topology.mode": "required",
+        "queue.topology.level": "kubernetes.io/hostname",
+    },
     {"cluster.capacity": "flex-start", "job.activeDeadlineSeconds": 604801},
     {"worker.cpu": "23"},
     {"ray.auth": "token"},

@@ -353,6 +353,26 @@ def _queue_rules() -> tuple[CrossRule, ...]:
                 " at once (worker.replicas x GPUs per node): Kueue would never admit it",
             ),
         ),
+        # kubernetes.io/hostname is unique to each node (Kubernetes' well-known labels,
+        # https://kubernetes.io/docs/reference/labels-annotations-taints/#kubernetesiohostname): a
+        # required placement of several workers under one value can never be admitted.
+        CrossRule(
+            "topology-level-holds-workers",
+            "queue.topology.level",
+            op(
+                "and",
+                queued,
+                op("eq", V("Values.queue.topology.mode"), "required"),
+                op("eq", V("Values.queue.topology.level"), "kubernetes.io/hostname"),
+                op("gt", V("Values.worker.replicas"), 1),
+            ),
+            (
+                "'kubernetes.io/hostname' names one node, but queue.topology.mode 'required' puts all ",
+                V("Values.worker.replicas"),
+                " workers under one value of it: Kueue would never admit the run (choose a GCE "
+                "block or sub-block)",
+            ),
+        ),
         CrossRule(
             "flex-start-run-length",
             "job.activeDeadlineSeconds",

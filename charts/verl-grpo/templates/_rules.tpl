@@ -133,6 +133,9 @@
 {{- if (and .Values.queue.enabled .Values.queue.createObjects (gt (int (mul .Values.worker.replicas (index (dict "b200" 8 "h200" 8) .Values.gpu.type))) (int .Values.queue.gpuQuota))) }}
 {{- fail (print "queue.gpuQuota: " "" .Values.queue.gpuQuota " GPUs, but the run needs " (mul .Values.worker.replicas (index (dict "b200" 8 "h200" 8) .Values.gpu.type)) " at once (worker.replicas x GPUs per node): Kueue would never admit it" " [queue-quota-fits]") }}
 {{- end }}
+{{- if (and .Values.queue.enabled (eq .Values.queue.topology.mode "required") (eq .Values.queue.topology.level "kubernetes.io/hostname") (gt (int .Values.worker.replicas) (int 1))) }}
+{{- fail (print "queue.topology.level: " "'kubernetes.io/hostname' names one node, but queue.topology.mode 'required' puts all " .Values.worker.replicas " workers under one value of it: Kueue would never admit the run (choose a GCE block or sub-block)" " [topology-level-holds-workers]") }}
+{{- end }}
 {{- if (and (eq .Values.cluster.capacity "flex-start") (eq .Values.run.kind "RayJob") (gt (int .Values.job.activeDeadlineSeconds) (int 604800))) }}
 {{- fail (print "job.activeDeadlineSeconds: " "" .Values.job.activeDeadlineSeconds " is longer than a flex-start VM runs (604800 s, 7 days): the nodes go before the run ends" " [flex-start-run-length]") }}
 {{- end }}
