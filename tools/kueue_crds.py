@@ -62,14 +62,22 @@ def fetch() -> Path:
     if out.is_dir():
         return out
     bases = download(MODULE, KUEUE_VERSION) / "config" / "components" / "crd" / "bases"
+    files = {f"kueue.x-k8s.io_{kind}.yaml": bases / f"kueue.x-k8s.io_{kind}.yaml" for kind in KINDS}
+    write_folder(out, files, f"{MODULE}@{KUEUE_VERSION} config/components/crd/bases\n")
+    return out
+
+
+def write_folder(out: Path, files: dict[str, Path], source: str) -> None:
+    """Copy `files` (name: module file) and a SOURCE.txt into `out` whole or not at all: staged
+    beside it and renamed, so a present folder is complete."""
     tmp = out.with_name(f"{out.name}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    for kind in KINDS:
-        shutil.copyfile(bases / f"kueue.x-k8s.io_{kind}.yaml", tmp / f"kueue.x-k8s.io_{kind}.yaml")
-    (tmp / "SOURCE.txt").write_text(f"{MODULE}@{KUEUE_VERSION} config/components/crd/bases\n")
+    for name, path in files.items():
+        # copyfile, not copy: the module cache is read-only and the mode would follow.
+        shutil.copyfile(path, tmp / name)
+    (tmp / "SOURCE.txt").write_text(source)
     os.replace(tmp, out)
-    return out
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The ProvisioningRequest CRD at the version Kueue is built against, from its Go module:
 
-    python tools/provisioning_request_crd.py   # prints the file, in .cache/provisioningrequest-crd-<version>/
+    python tools/provisioning_request_crd.py   # prints its path (.cache/provisioningrequest-crd-kueue-<v>/)
 
 Kueue's ProvisioningRequest admission check (the one the kit's flex-start ClusterQueue runs)
 creates `autoscaling.x-k8s.io/v1` ProvisioningRequests through the Go module
@@ -12,21 +12,19 @@ go.mod (the module at values/kueue.py KUEUE_VERSION), so the CRD follows a Kueue
 Only the control-plane tier installs it (tests/controlplane/cluster.py start_kueue): Kueue sets
 its provisioning controller up only when the API server serves the kind (cmd/kueue/main.go@v0.19.2
 setupControllers, ServerSupportsProvisioningRequest). The kit renders no ProvisioningRequest, so
-it is not in the CRD bundle. Written once per version: a present folder is whole.
+it is not in the CRD bundle. Written once per Kueue version: a present folder is whole.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from kueue_crds import MODULE as KUEUE_MODULE  # noqa: E402
-from kueue_crds import REPO, download  # noqa: E402
+from kueue_crds import REPO, download, write_folder  # noqa: E402
 
 from verl_grpo.values.kueue import KUEUE_VERSION  # noqa: E402
 
@@ -44,20 +42,15 @@ def pinned_version() -> str:
 
 
 def fetch() -> Path:
-    """The CRD file, cached in .cache/provisioningrequest-crd-<version>/."""
-    version = pinned_version()
-    out = REPO / ".cache" / f"provisioningrequest-crd-{version}"
+    """The CRD file, cached per Kueue version: a hit runs no `go` at all (the tier starts Kueue
+    often); the apis module's version is read from Kueue's go.mod only on a miss."""
+    out = REPO / ".cache" / f"provisioningrequest-crd-kueue-{KUEUE_VERSION}"
     target = out / Path(CRD).name
     if out.is_dir():
         return target
-    tmp = out.with_name(f"{out.name}.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    # copyfile, not copy: the module cache is read-only and the mode would follow.
-    shutil.copyfile(download(MODULE, version) / CRD, tmp / target.name)
+    version = pinned_version()
     source = f"{MODULE}@{version} {CRD} (required by {KUEUE_MODULE}@{KUEUE_VERSION})\n"
-    (tmp / "SOURCE.txt").write_text(source)
-    os.replace(tmp, out)
+    write_folder(out, {target.name: download(MODULE, version) / CRD}, source)
     return target
 
 
