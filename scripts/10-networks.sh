@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Step 1: the networks.
 # Creates: the gVNIC VPC <network.prefix>-gvnic-net, its subnet and internal firewall rule; the RDMA
-# VPC <network.prefix>-rdma-net on the zone's RoCE profile with its 8 subnets. Ranges are cut from
-# network.base in the values (verl-grpo env) so they never overlap.
+# VPC <network.prefix>-rdma-net on the zone's RoCE profile with a subnet per RDMA NIC of the machine
+# (8 on A4 and A3 Ultra, 4 on A4X). Ranges are cut from network.base in the values (verl-grpo env)
+# so they never overlap. With network.rdma dranet: nothing (the GPU pool's accelerator network
+# profile makes its networks, values/networks.py).
 # Variables: PROJECT, REGION, ZONE (required).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 start_step "$@"
 inputs_checked
+if [[ $RDMA_MODE == dranet ]]; then
+  log "network.rdma=dranet: the GPU pool's accelerator network profile makes the RDMA networks; nothing to create"
+  exit 0
+fi
 
 ensure "network $GVNIC_VPC" gcloud compute networks describe "$GVNIC_VPC" --project="$PROJECT" -- \
   gcloud compute networks create "$GVNIC_VPC" --project="$PROJECT" --subnet-mode=custom --mtu=8244

@@ -1,6 +1,7 @@
 """Writes the CRDs `verl-grpo validate` ships with (validate/crds.py BUNDLE) from the pinned CRD folders:
 
-    python tools/bundle_crds.py ../shared/crds $(python tools/kueue_crds.py) cdk8s/verl_grpo/data/crds.json.gz
+    python tools/bundle_crds.py ../shared/crds $(python tools/kueue_crds.py) tools/pinned-crds \
+        cdk8s/verl_grpo/data/crds.json.gz
 
 tests/validate/test_crds.py rebuilds it the same way and requires the same bytes.
 """

@@ -14,6 +14,7 @@ import cdk8s
 
 from .constructs.base import ManifestConstruct, Recorder
 from .constructs.data_prep_job import DataPrepJob
+from .constructs.device_claims import DeviceClaims
 from .constructs.gcs_fuse_storage import GcsFuseStorage
 from .constructs.grpo_ray_job import GrpoRayJob
 from .constructs.kueue_queue import KueueQueue
@@ -43,17 +44,25 @@ TOP_LABEL_KEYS = (
 def parts(scope: cdk8s.Chart | Recorder, spec: DeploySpec) -> list[ManifestConstruct]:
     """Everything one run needs, in the order its objects are written."""
     network = NetworkMapping(scope, "network", spec)
+    claims = DeviceClaims(scope, "claims", spec)
     identity = TrainingIdentity(scope, "identity", spec)
     storage = GcsFuseStorage(scope, "storage", spec)
     preflight = PreflightScript(scope, "preflight", spec)
     cluster = VerlRayCluster(
-        scope, "cluster", spec, storage=storage, network=network, identity=identity, preflight=preflight
+        scope,
+        "cluster",
+        spec,
+        storage=storage,
+        network=network,
+        claims=claims,
+        identity=identity,
+        preflight=preflight,
     )
     job = GrpoRayJob(scope, "job", spec, cluster=cluster)
     policy = RayNetworkPolicy(scope, "policy", spec)
     data_prep = DataPrepJob(scope, "data-prep", spec, storage=storage)
     queue = KueueQueue(scope, "queue", spec)
-    return [network, identity, storage, preflight, cluster, job, policy, data_prep, queue]
+    return [network, claims, identity, storage, preflight, cluster, job, policy, data_prep, queue]
 
 
 class VerlGrpoChart(cdk8s.Chart):

@@ -118,6 +118,7 @@ def make_plan(
         longer = f"the run's {run['hours']:g} h exceed the {max_hours:g} h a flex-start VM runs"
         warnings.append(Problem("warning", PLAN, "cluster.capacity", longer))
     warnings += memory_problems(spec, est)
+    warnings += arch_problems(spec)
     guarded = security(spec)
     return Plan(
         {
@@ -189,9 +190,27 @@ def security(spec: DeploySpec) -> dict[str, Any]:
                 else " (a branch or tag: the weights can change)"
             ),
             "verl": f"{VERL_REPOSITORY} v{VERL_VERSION} = {VERL_COMMIT}",
-            "rdma_installer": rdma_installer(v.cluster.mode),
+            "rdma_installer": rdma_installer(v.cluster.mode, spec.gpu.arch),
         },
     }
+
+
+def arch_problems(spec: DeploySpec) -> list[Problem]:
+    """Arm GPU nodes (A4X) run the workers' image as arm64, the Ray head on the CPU pool as amd64.
+    verl publishes no GB200/aarch64 image ("Pre-built images for GB200 (aarch64) are not yet
+    published": verl-project/verl docker/README.md@1dda039b, 2026-08-22); an x86-only image fails
+    on the node with "exec format error" (https://cloud.google.com/kubernetes-engine/docs/add-on/
+    ray-on-gke/how-to/ray-a4x, Troubleshoot)."""
+    from .constructs.base import image
+
+    if spec.gpu.arch == "amd64":
+        return []
+    text = (
+        f"{spec.gpu.name} nodes are {spec.gpu.arch}: {image(spec)} must be a multi-arch image with an "
+        f"{spec.gpu.arch} build (the Ray head runs it on the CPU pool's amd64 nodes); verl publishes "
+        "none for GB200 yet: build docker/Dockerfile.stable.vllm on an aarch64 machine"
+    )
+    return [Problem("warning", PLAN, "image.repository", text)]
 
 
 def scheduling(v: Values) -> str:

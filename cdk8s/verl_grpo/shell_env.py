@@ -13,10 +13,10 @@ from .profiles import Profile
 from .values.capacity import pool_flags
 from .values.derive import DeploySpec
 from .values.gke_versions import floor
-from .values.networks import nic_networks
+from .values.networks import DRANET_POOL_FLAGS, nic_networks
 from .values.pins import VERL_COMMIT, rdma_installer
 
-# A /16 holds the gVNIC subnet and the 8 RDMA subnets as /24s, in NIC order.
+# A /16 holds the gVNIC subnet and the RDMA subnets (8 at most) as /24s, in NIC order.
 DEFAULT_NETWORK_BASE = "10.100.0.0/16"
 GPU_NODE_POOL = "gpu-pool"
 
@@ -30,7 +30,8 @@ def subnet_ranges(base: str, count: int) -> list[str]:
 
 def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NETWORK_BASE) -> dict[str, str]:
     v, gpu = spec.values, spec.gpu
-    nets = nic_networks(v.network.prefix)
+    nets = nic_networks(v.network.prefix, gpu.rdma_nics)
+    dranet = v.network.rdma == "dranet"
     ranges = subnet_ranges(network_base, len(nets))
     gke_floor = floor(v)
     return {
@@ -47,12 +48,25 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         "RESERVATION": v.cluster.reservation,
         "VALUES_ZONE": v.cluster.zone,
         # Capacity and autoscaling from 0 to the workers the run needs (values/capacity.py).
-        "GPU_POOL_FLAGS": " ".join(pool_flags(v, v.worker.replicas)),
+        "GPU_POOL_FLAGS": " ".join(
+            [
+                *pool_flags(v, v.worker.replicas),
+                *(DRANET_POOL_FLAGS if dranet else ()),
+                *([f"--disk-type={gpu.boot_disk_type}"] if gpu.boot_disk_type else []),
+            ]
+        ),
+        # multi-network: VPCs, pool networks and Network objects; dranet: none (values/networks.py).
+        "RDMA_MODE": v.network.rdma,
         "CPU_MACHINE_TYPE": v.cluster.cpu_machine_type,
         "CPU_NODE_POOL": v.cluster.cpu_node_pool,
         "CPU_NODE_COUNT": str(v.cluster.cpu_node_count),
         "CPU_DISK_SIZE_GB": str(v.cluster.cpu_disk_size_gb),
         "GPU_NODE_POOL": GPU_NODE_POOL,
+        # A4X: the pool sits in one NVLink domain through a workload policy (data/gpus/a4x.yaml).
+        "ACCELERATOR_TOPOLOGY": gpu.accelerator_topology,
+        "WORKLOAD_POLICY": f"{v.network.prefix}-{gpu.name}-{gpu.accelerator_topology}"
+        if gpu.accelerator_topology
+        else "",
         "NETWORK_BASE": network_base,
         "GVNIC_VPC": nets[0].vpc,
         "GVNIC_SUBNET": nets[0].subnet,
@@ -60,6 +74,7 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         "RDMA_VPC": nets[1].vpc,
         "RDMA_SUBNETS": " ".join(n.subnet for n in nets[1:]),
         "RDMA_RANGES": " ".join(ranges[1:]),
+        "NETWORK_OBJECTS": str(2 * len(nets)),  # a GKENetworkParamSet and a Network per NIC
         "BUCKET": v.storage.bucket,
         "MODEL_DIR": v.storage.model_dir,
         "DATA_DIR": v.storage.data_dir,
@@ -73,7 +88,7 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         "RAY_TOKEN_SECRET": ray_auth_secret(spec) if v.ray.auth == "token" else "",
         "VERL_VERSION": VERL_VERSION,
         "VERL_COMMIT": VERL_COMMIT,
-        "RDMA_INSTALLER": rdma_installer(v.cluster.mode),
+        "RDMA_INSTALLER": rdma_installer(v.cluster.mode, gpu.arch),
         "MARKER": MARKER,
     }
 

@@ -16,17 +16,18 @@ from ..conftest import REPO, SHARED
 
 
 def pinned_folders() -> list[Path]:
-    """../shared/crds and Kueue's CRDs from its Go module (tools/kueue_crds.py)."""
+    """../shared/crds, Kueue's CRDs from its Go module (tools/kueue_crds.py) and the CRDs pinned in
+    tools/pinned-crds (NVIDIA's DRA driver, which the Go module proxy does not serve)."""
     sys.path.insert(0, str(REPO / "tools"))
     import kueue_crds
 
-    return [SHARED / "crds", kueue_crds.fetch()]
+    return [SHARED / "crds", kueue_crds.fetch(), REPO / "tools" / "pinned-crds"]
 
 
 def test_the_bundle_is_rebuilt_from_the_pinned_crds() -> None:
     assert BUNDLE.read_bytes() == bundle(pinned_folders()), (
         "run: python tools/bundle_crds.py ../shared/crds $(python tools/kueue_crds.py) "
-        "cdk8s/verl_grpo/data/crds.json.gz"
+        "tools/pinned-crds cdk8s/verl_grpo/data/crds.json.gz"
     )
 
 
@@ -34,7 +35,15 @@ def test_the_bundle_checks_what_the_crd_folders_check() -> None:
     shipped, pinned = load_crds([]), load_crds(pinned_folders())
     assert set(shipped) == set(pinned)
     kinds = {kind for _, kind in shipped}
-    assert kinds >= {"RayCluster", "RayJob", "Network", "GKENetworkParamSet", "ClusterQueue", "Topology"}
+    assert kinds >= {
+        "RayCluster",
+        "RayJob",
+        "Network",
+        "GKENetworkParamSet",
+        "ClusterQueue",
+        "Topology",
+        "ComputeDomain",
+    }
     for key, kind in pinned.items():  # descriptions are all the bundle leaves out
         assert shipped[key].schema == without_descriptions(kind.schema), key
     spec = shipped[("ray.io/v1", "RayJob")].schema["properties"]["spec"]

@@ -28,8 +28,8 @@ def add(verbs: argparse._SubParsersAction) -> None:
         default=None,
         metavar="DIR",
         help=(
-            "folder of more CRD YAML; its kinds replace the shipped KubeRay v1.7.0, GKE networking and"
-            " Kueue ones (repeatable; also $VERL_GRPO_CRDS)"
+            "folder of more CRD YAML; its kinds replace the shipped KubeRay v1.7.0, GKE networking, "
+            "NVIDIA DRA driver and Kueue ones (repeatable; also $VERL_GRPO_CRDS)"
         ),
     )
     p.set_defaults(run=run)

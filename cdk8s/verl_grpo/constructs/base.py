@@ -45,6 +45,9 @@ KINDS = {
     "Topology": (KUEUE_API, False),
     "AdmissionCheck": (KUEUE_API, False),
     "ProvisioningRequestConfig": (KUEUE_API, False),
+    # DRA (GA in Kubernetes 1.34) and NVIDIA's DRA driver (constructs/device_claims.py).
+    "ResourceClaimTemplate": ("resource.k8s.io/v1", True),
+    "ComputeDomain": ("resource.nvidia.com/v1beta1", True),
 }
 
 

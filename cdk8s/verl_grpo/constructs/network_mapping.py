@@ -17,11 +17,15 @@ class NetworkMapping(ManifestConstruct):
     One owner per object: by default scripts/40-rdma.sh applies these objects once per cluster
     (rendered from the user's values, see docs/DESIGN.md), and the release only references them.
     `network.createObjects` moves ownership into the release (for GitOps without the scripts).
+    Under GKE managed DRANET (network.rdma dranet) there are none: the node pool makes its RDMA
+    networks and the workers claim the NICs (constructs/device_claims.py); GKE's DRANET page says
+    not to mix the two.
     """
 
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
         super().__init__(scope, id, spec.release.namespace)
-        self.networks = nic_networks(spec.values.network.prefix)
+        dranet = spec.values.network.rdma == "dranet"
+        self.networks = [] if dranet else nic_networks(spec.values.network.prefix, spec.gpu.rdma_nics)
         if not spec.values.network.create_objects:
             return
         for i, net in enumerate(self.networks):
@@ -50,6 +54,8 @@ class NetworkMapping(ManifestConstruct):
 
     @property
     def pod_annotations(self) -> dict[str, str]:
+        if not self.networks:
+            return {}
         interfaces = [{"interfaceName": "eth0", "network": "default"}] + [
             {"interfaceName": f"eth{i + 1}", "network": net.name} for i, net in enumerate(self.networks)
         ]

@@ -12,16 +12,18 @@ LD_LIBRARY_PATH = f"{GIB_LIB}:{NVIDIA_LIB}"
 
 
 def env_vars(spec: DeploySpec) -> dict[str, str]:
-    """Environment for the driver and every Ray worker; all values are strings."""
+    """Environment for the driver and every Ray worker; all values are strings. The machine's own
+    NCCL settings (data/gpus/ ncclEnv) replace the common ones; no tuner file where none is published."""
     v = spec.values
-    return {
+    tuner = spec.gpu.nccl_tuner_config
+    common = {
         "PYTHONPATH": f"{v.storage.mount_path}/{v.storage.verl_dir}",
         "LD_LIBRARY_PATH": LD_LIBRARY_PATH,
         # The model sits in the bucket: never reach for the hub, keep HF caches off the read-only mount.
         "HF_HUB_OFFLINE": "1",
         "HF_HOME": "/tmp/huggingface",
         "NCCL_NET": "gIB",
-        "NCCL_TUNER_CONFIG_PATH": spec.gpu.nccl_tuner_config,
+        **({"NCCL_TUNER_CONFIG_PATH": tuner} if tuner else {}),
         "NCCL_CROSS_NIC": "0",
         "NCCL_NET_GDR_LEVEL": "PIX",
         "NCCL_P2P_NET_CHUNKSIZE": "131072",
@@ -33,6 +35,7 @@ def env_vars(spec: DeploySpec) -> dict[str, str]:
         "NCCL_DEBUG": "WARN",
         "GLOO_SOCKET_IFNAME": "eth0",
     }
+    return {**common, **dict(spec.gpu.nccl_env)}
 
 
 def runtime_env(spec: DeploySpec) -> dict[str, object]:

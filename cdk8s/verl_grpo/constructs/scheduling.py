@@ -12,6 +12,17 @@ from ..values.capacity import gpu_selector_labels
 from ..values.derive import DeploySpec
 from ..values.kueue import QUEUE_LABEL, QUEUED_TOLERATION, TOPOLOGY_ANNOTATIONS
 from ..values.model import Values
+from ..values.networks import DRANET_LABEL
+
+# GKE taints Arm nodes kubernetes.io/arch=arm64:NoSchedule and labels them kubernetes.io/arch
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment);
+# Google's A4X Ray workers select the label and tolerate the taint
+# (https://cloud.google.com/kubernetes-engine/docs/add-on/ray-on-gke/how-to/ray-a4x).
+ARCH_LABEL = "kubernetes.io/arch"
+
+
+def arch_toleration(arch: str) -> dict[str, str]:
+    return {"key": ARCH_LABEL, "operator": "Equal", "value": arch, "effect": "NoSchedule"}
 
 
 def cpu_node_selector(v: Values) -> dict[str, str]:
@@ -29,6 +40,10 @@ def gpu_node_selector(spec: DeploySpec) -> dict[str, str]:
     if v.cluster.mode == "autopilot":
         # Autopilot sizes the node from these; the count is a string like every label value.
         selector["cloud.google.com/gke-accelerator-count"] = str(gpu.gpus_per_node)
+    if gpu.arch != "amd64":
+        selector[ARCH_LABEL] = gpu.arch
+    if v.network.rdma == "dranet":
+        selector[DRANET_LABEL] = "true"  # only the pools that publish their NICs (values/networks.py)
     selector.update(gpu_selector_labels(v))
     return selector
 
@@ -51,9 +66,11 @@ def worker_annotations(spec: DeploySpec) -> dict[str, object]:
 
 
 def worker_tolerations(spec: DeploySpec) -> object:
-    """The values' tolerations, and the queued-provisioning taint's when flex-start goes through
-    Kueue (its nodes carry cloud.google.com/gke-queued=true:NoSchedule)."""
+    """The values' tolerations, the Arm taint's on Arm GPU nodes, and the queued-provisioning
+    taint's when flex-start goes through Kueue (its nodes carry
+    cloud.google.com/gke-queued=true:NoSchedule)."""
     v = spec.values
+    extra = [arch_toleration(spec.gpu.arch)] if spec.gpu.arch != "amd64" else []
     if v.queue.enabled and v.cluster.capacity == "flex-start":
-        return spec.ops.appended(v.worker.tolerations, [QUEUED_TOLERATION])
-    return v.worker.tolerations
+        extra.append(QUEUED_TOLERATION)
+    return spec.ops.appended(v.worker.tolerations, extra) if extra else v.worker.tolerations

@@ -8,6 +8,7 @@ from constructs import Construct
 
 from ..values.derive import DeploySpec
 from .base import WAVE_RUN, ManifestConstruct, image, pod_labels
+from .device_claims import DeviceClaims
 from .gcs_fuse_storage import GcsFuseStorage
 from .log_shipper_sidecar import log_shipper_fields
 from .network_mapping import NetworkMapping
@@ -72,6 +73,7 @@ class VerlRayCluster(ManifestConstruct):
         *,
         storage: GcsFuseStorage,
         network: NetworkMapping,
+        claims: DeviceClaims,
         identity: TrainingIdentity,
         preflight: PreflightScript,
     ) -> None:
@@ -86,7 +88,7 @@ class VerlRayCluster(ManifestConstruct):
                 {"authOptions": {"mode": "token", "secretName": ray_auth_secret(spec)}},
             ),
             "headGroupSpec": self._head(spec, storage, identity, preflight),
-            "workerGroupSpecs": [self._workers(spec, storage, network, identity, preflight)],
+            "workerGroupSpecs": [self._workers(spec, storage, network, claims, identity, preflight)],
         }
         if spec.values.run.kind == "RayCluster":
             self.add_object(
@@ -143,6 +145,7 @@ class VerlRayCluster(ManifestConstruct):
         spec: DeploySpec,
         storage: GcsFuseStorage,
         network: NetworkMapping,
+        claims: DeviceClaims,
         identity: TrainingIdentity,
         preflight: PreflightScript,
     ) -> dict[str, Any]:
@@ -172,6 +175,7 @@ class VerlRayCluster(ManifestConstruct):
                     **hardened_pod(identity.name),
                     "nodeSelector": selector,
                     "tolerations": worker_tolerations(spec),
+                    **claims.pod_fields(),
                     # The worker's /tmp is the ray-tmp volume: the sidecar mounts it at the same path.
                     **log_shipper_fields(spec, storage, preflight, "ray-tmp", "/tmp", "/tmp/ray"),
                     "containers": [
@@ -180,9 +184,10 @@ class VerlRayCluster(ManifestConstruct):
                             "image": image(spec),
                             "imagePullPolicy": v.image.pull_policy,
                             "env": [{"name": "LD_LIBRARY_PATH", "value": LD_LIBRARY_PATH}],
-                            "resources": _resources(
-                                d.worker_cpu, d.worker_memory, v.worker.ephemeral_storage, gpus
-                            ),
+                            "resources": {
+                                **_resources(d.worker_cpu, d.worker_memory, v.worker.ephemeral_storage, gpus),
+                                **claims.container_fields(),
+                            },
                             "securityContext": WORKER_CONTAINER_SECURITY,
                             "volumeMounts": [
                                 *(

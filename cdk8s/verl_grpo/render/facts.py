@@ -52,7 +52,7 @@ class Facts:
         return None
 
     def _in_action(self, trees: dict[Combo, Action], path: tuple[Any, ...]) -> Action | None:
-        """Actions that differ in one string literal. In a `list ... | join ""` action only the
+        """Actions that differ in string literals only. In a `list ... | join ""` action only the
         differing word of the literal is looked up (or read from .Values where it is the GPU
         type or mode itself); elsewhere the whole literal is."""
         split = {c: LITERALS.split(a.text) for c, a in trees.items()}
@@ -60,21 +60,23 @@ class Facts:
         if len({len(p) for p in pieces}) != 1 or len({tuple(p[0::2]) for p in pieces}) != 1:
             return None
         differing = [i for i in range(1, len(pieces[0]), 2) if len({p[i] for p in pieces}) > 1]
-        if len(differing) != 1:
-            return None
-        (at,) = differing
-        texts = {c: json.loads(p[at]) for c, p in split.items()}
-        if JOINED.match(pieces[0][0]):
-            replacement = self._in_joined_literal(texts, path)
-        else:
+        out = list(pieces[0])
+        for at in differing:
+            texts = {c: json.loads(p[at]) for c, p in split.items()}
             # `.Values.worker.memory | default "3597Gi"`: the fact is that value's default.
             defaulted = DEFAULT_OF.search(pieces[0][at - 1])
-            name = _camel(defaulted.group(1).split(".")[-2:]) if defaulted else _name(path)
-            replacement = f"$facts.{self._add(texts, name)}"
-        return Action("".join(replacement if i == at else s for i, s in enumerate(pieces[0])))
+            if JOINED.match(pieces[0][0]) and not defaulted:
+                if (replacement := self._in_joined_literal(texts, path)) is None:
+                    return None
+            else:
+                name = _camel(defaulted.group(1).split(".")[-2:]) if defaulted else _name(path)
+                replacement = f"$facts.{self._add(texts, name)}"
+            out[at] = replacement
+        return Action("".join(out))
 
-    def _in_joined_literal(self, texts: dict[Combo, str], path: tuple[Any, ...]) -> str:
-        """`"prefix" <lookup> "suffix"`: list items around the word that differs."""
+    def _in_joined_literal(self, texts: dict[Combo, str], path: tuple[Any, ...]) -> str | None:
+        """`"prefix" <lookup> "suffix"`: list items around the word that differs; None where whole
+        lines differ (settings one machine has and another lacks: a guarded block says it better)."""
         values = list(texts.values())
         start = len(os.path.commonprefix(values))
         end = len(os.path.commonprefix([v[::-1] for v in values]))
@@ -82,6 +84,8 @@ class Facts:
         for chars, read in ((WORD, self._dimension), (TOKEN, None)):
             lo, hi = _widen(values, start, end, chars)
             middles = {c: v[lo : len(v) - hi] for c, v in texts.items()}
+            if any("\n" in m for m in middles.values()):
+                return None
             lookup = read(middles) if read else f"$facts.{self._add(middles, _name(path, values[0][:lo]))}"
             if lookup:
                 prefix, suffix = values[0][:lo], values[0][len(values[0]) - hi :]
@@ -151,9 +155,11 @@ def _widen(values: list[str], start: int, end: int, chars: re.Pattern[str]) -> t
 
 
 def _name(path: tuple[Any, ...], before: str = "") -> str:
-    """A fact's name from where it sits: the `KEY:` or `KEY=` just before it inside a text, else
+    """A fact's name from where it sits: the `KEY:`, `KEY=` or `--key ` just before it inside a text, else
     the last mapping key; camelCase (NCCL_TUNER_CONFIG_PATH -> ncclTunerConfigPath)."""
-    inline = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\W*[:=][^\n:=]*$", before)
+    inline = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\W*[:=][^\n:=]*$", before) or re.search(
+        r"--([A-Za-z][-A-Za-z0-9]*) $", before
+    )  # `KEY: `, `KEY=` or a command's `--flag `
     key = (
         inline.group(1).lower()
         if inline

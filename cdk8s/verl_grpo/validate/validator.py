@@ -94,7 +94,11 @@ class ManifestValidator:
             cluster_scoped = kind in CLUSTER_SCOPED_BUILTINS
         else:
             crd_dirs = ", ".join(
-                ["the package's KubeRay v1.7.0, GKE networking and Kueue v0.19.2", *map(str, self.crd_dirs)]
+                [
+                    "the package's KubeRay v1.7.0, GKE networking, Kueue v0.19.2 and NVIDIA DRA "
+                    "driver v25.12.0",
+                    *map(str, self.crd_dirs),
+                ]
             )
             add(
                 self.unknown_kind_severity,

@@ -392,6 +392,76 @@ def _queue_rules() -> tuple[CrossRule, ...]:
     )
 
 
+def _offered(key: str, value: Expr, offered) -> CrossRule:
+    """A machine GKE does not offer with this value (data/gpus/ modes, capacities)."""
+    allowed = _by_gpu(lambda p: "^(" + "|".join(offered(p)) + ")$")
+    listed = _by_gpu(lambda p: ", ".join(offered(p)))
+    return CrossRule(
+        f"gpu-{key.rsplit('.', 1)[-1]}-offered",
+        key,
+        op("not", op("matches", value, allowed)),
+        (
+            "'",
+            value,
+            "': gpu.type '",
+            GPU,
+            "' (",
+            _by_gpu(lambda p: p.machine_type),
+            ") comes only with ",
+            listed,
+        ),
+    )
+
+
+def _machine_rules() -> tuple[CrossRule, ...]:
+    """What a machine (data/gpus/) or GKE's DRANET does not offer."""
+    queued = V("Values.queue.enabled")
+    sub_block = _by_gpu(lambda p: p.sub_block_nodes or 0)
+    return (
+        _offered("cluster.mode", MODE, lambda p: p.modes),
+        _offered("cluster.capacity", CAPACITY, lambda p: p.capacities),
+        # Autopilot turns DRANET on through a custom ComputeClass (nodePoolConfig.dra.networking,
+        # GKE 1.35.2-gke.1842000; values/networks.py cites the page), which the kit does not render.
+        CrossRule(
+            "dranet-on-standard",
+            "network.rdma",
+            op("and", op("eq", V("Values.network.rdma"), "dranet"), op("eq", MODE, "autopilot")),
+            ("'dranet' is rendered for Standard clusters (Autopilot needs a custom ComputeClass)",),
+        ),
+        # A sub-block holds a published number of nodes on some machines (A4X: 18, one NVLink
+        # domain; data/gpus/a4x.yaml): a required placement of more workers in one is never
+        # admitted, and a pool under an accelerator-topology workload policy holds no more.
+        CrossRule(
+            "sub-block-holds-workers",
+            "worker.replicas",
+            op(
+                "and",
+                op("gt", sub_block, 0),
+                op("gt", V("Values.worker.replicas"), sub_block),
+                op(
+                    "or",
+                    op("ne", _by_gpu(lambda p: p.accelerator_topology), ""),
+                    op(
+                        "and",
+                        queued,
+                        op("eq", V("Values.queue.topology.mode"), "required"),
+                        op("eq", V("Values.queue.topology.level"), "cloud.google.com/gce-topology-subblock"),
+                    ),
+                ),
+            ),
+            (
+                "",
+                V("Values.worker.replicas"),
+                " workers, but a sub-block of ",
+                _by_gpu(lambda p: p.machine_type),
+                " holds ",
+                sub_block,
+                " nodes, and the GPU pool's placement policy or queue.topology keeps the run in one",
+            ),
+        ),
+    )
+
+
 def needs_version(
     id: str, chosen: tuple[str, str], needs: tuple[str, str, str], hint: str, *also: Expr
 ) -> CrossRule:
@@ -538,6 +608,7 @@ RULES = (
     *_autopilot_sidecar_rules(),
     *_verl_rules(),
     *_queue_rules(),
+    *_machine_rules(),
 )
 
 

@@ -51,7 +51,11 @@ def used_features(v: Values) -> list[Feature]:
             names.append("queued-provisioning")
     if v.cluster.capacity == "reservation" and v.cluster.mode == "autopilot":
         names.append("autopilot-reservation-accelerator")
+    if v.network.rdma == "dranet":
+        names.append("dranet")
     gpu = gpu_profiles()[v.gpu.type]
+    if gpu.imex:
+        names.append("dra")
     rdma = Feature(f"gpudirect-rdma-{gpu.name}", gpu.min_gke_version, f"data/gpus/{gpu.name}.yaml")
     return [rdma, *(f[n] for n in names)]
 

@@ -26,6 +26,15 @@ class GpuProfile:
     nccl_tuner_config: str
     min_gke_version: str
     gpu_network_gbps: int
+    rdma_nics: int  # RoCE NICs: RDMA subnets, Network objects and pod interfaces
+    arch: str  # kubernetes.io/arch of the node
+    modes: tuple[str, ...]  # cluster modes the machine is offered in
+    capacities: tuple[str, ...]  # cluster.capacity values GKE offers it with
+    sub_block_nodes: int | None  # nodes in one sub-block, where Google publishes the number
+    boot_disk_type: str  # the GPU pool's --disk-type where GKE's default is refused, or ""
+    accelerator_topology: str  # a workload policy's --accelerator-topology the pool needs, or ""
+    imex: bool  # multi-node NVLink: pods need an IMEX channel (a ComputeDomain)
+    nccl_env: tuple[tuple[str, str], ...]  # NCCL settings beyond the common gIB ones
 
     @property
     def nccl_gate_min_bus_gbps(self) -> int:
@@ -63,6 +72,15 @@ def gpu_profiles() -> dict[str, GpuProfile]:
             nccl_tuner_config=d["ncclTunerConfig"],
             min_gke_version=d["minGkeVersion"],
             gpu_network_gbps=int(d["gpuNetworkGbps"]),
+            rdma_nics=int(d["rdmaNics"]),
+            arch=d["arch"],
+            modes=tuple(d["modes"]),
+            capacities=tuple(d["capacities"]),
+            sub_block_nodes=d.get("subBlockNodes"),
+            accelerator_topology=d.get("acceleratorTopology", ""),
+            boot_disk_type=d.get("bootDiskType", ""),
+            imex=bool(d.get("imex", False)),
+            nccl_env=tuple((str(k), str(v)) for k, v in (d.get("ncclEnv") or {}).items()),
         )
     return profiles
 

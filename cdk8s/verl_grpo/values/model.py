@@ -179,8 +179,15 @@ class ServiceAccount(Model):
 class Network(Model):
     prefix: str = dns_name(
         "verl",
-        "Prefix of the VPC, subnet and Network object names (gVNIC and 8 RDMA).",
+        "Prefix of the VPC, subnet and Network object names (gVNIC and one per RDMA NIC).",
         30,
+    )
+    rdma: Literal["multi-network", "dranet"] = field(
+        "multi-network",
+        "How the workers get their RDMA NICs: 'multi-network' (GKE multi-networking: VPCs from "
+        "scripts/10-networks.sh, Network objects, the pod's interfaces annotation) or 'dranet' (GKE "
+        "managed DRANET, GKE 1.34.1-gke.1829001+, Standard: the pool makes its RDMA networks and "
+        "each worker claims its node's NICs through a ResourceClaim).",
     )
     create_objects: bool = field(
         False,

@@ -1,11 +1,19 @@
-"""Names of the VPCs, subnets and Network objects, from one prefix (manifests and scripts share them)."""
+"""Names of the VPCs, subnets and Network objects, from one prefix (manifests and scripts share them),
+and GKE's managed DRANET, the other way to give a pod its RDMA NICs."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-# a4-highgpu-8g and a3-ultragpu-8g both carry 8 RoCE NICs beside the gVNIC.
-RDMA_NICS = 8
+# GKE managed DRANET (https://cloud.google.com/kubernetes-engine/docs/how-to/allocate-network-resources-dra,
+# "Allocate network resources by using GKE managed DRANET", 2026-04-10): a node pool labelled
+# cloud.google.com/gke-networking-dra-driver=true (created with --accelerator-network-profile=auto,
+# which makes the RDMA VPC and subnets) publishes its RDMA NICs as devices of the DeviceClass
+# mrdma.google.com; a pod claims all of its node's through a ResourceClaimTemplate
+# (resource.k8s.io/v1, allocationMode All). It must not be mixed with Device-type Network objects.
+DRANET_LABEL = "cloud.google.com/gke-networking-dra-driver"
+DRANET_DEVICE_CLASS = "mrdma.google.com"
+DRANET_POOL_FLAGS = ("--accelerator-network-profile=auto", f"--node-labels={DRANET_LABEL}=true")
 
 
 @dataclass(frozen=True)
@@ -16,11 +24,12 @@ class NicNetwork:
     device_mode: str
 
 
-def nic_networks(prefix: str) -> list[NicNetwork]:
-    """The gVNIC network then the RDMA networks, in pod interface order (eth1, eth2, ...)."""
+def nic_networks(prefix: str, rdma_nics: int) -> list[NicNetwork]:
+    """The gVNIC network then the RDMA networks (one per RoCE NIC of the machine, data/gpus/), in
+    pod interface order (eth1, eth2, ...)."""
     gvnic = NicNetwork(f"{prefix}-gvnic", f"{prefix}-gvnic-net", f"{prefix}-gvnic-sub", "NetDevice")
     rdma = [
         NicNetwork(f"{prefix}-rdma-{i}", f"{prefix}-rdma-net", f"{prefix}-rdma-sub-{i}", "RDMA")
-        for i in range(RDMA_NICS)
+        for i in range(rdma_nics)
     ]
     return [gvnic, *rdma]

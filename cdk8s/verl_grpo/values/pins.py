@@ -6,7 +6,9 @@ lists them, the constructs and the scripts use them.
   any other commit (docs/research/issue-24-checkpoints-and-logs.md, sources).
 - GKE's NCCL RDMA installer: the last commits that changed each manifest in
   GoogleCloudPlatform/container-engine-accelerators (the repository tags no gpudirect-rdma/
-  release): 2da1c92 (2026-05-06, Standard) and 155bfa4 (2026-03-09, Autopilot).
+  release): 2da1c92 (2026-05-06, Standard, and the Arm build for A4X, nccl-rdma-installer-a4x.yaml,
+  which https://cloud.google.com/ai-hypercomputer/docs/create/gke-ai-hypercompute-custom-a4x applies)
+  and 155bfa4 (2026-03-09, Autopilot).
 - The model: a Hugging Face commit of the values' data_prep.modelRevision (a branch name such as
   main moves; `plan` says so).
 - The image: a digest when image.digest is set, resolved once by the user with
@@ -28,6 +30,7 @@ RDMA_INSTALLER_BASE = "https://raw.githubusercontent.com/GoogleCloudPlatform/con
 RDMA_INSTALLERS = {
     "standard": "2da1c92ff7bd772a2c833710bb6c21dcfe6dfaae/gpudirect-rdma/nccl-rdma-installer.yaml",
     "autopilot": "155bfa49b7459a55c2352495d3eeb46a55637be6/gpudirect-rdma/nccl-rdma-installer-autopilot.yaml",
+    "standard-arm64": "2da1c92ff7bd772a2c833710bb6c21dcfe6dfaae/gpudirect-rdma/nccl-rdma-installer-a4x.yaml",
 }
 
 # Qwen/Qwen2.5-32B-Instruct's commit on the Hugging Face Hub as cached by many public projects
@@ -38,5 +41,6 @@ COMMIT = re.compile(r"^[0-9a-f]{40}$")
 DIGEST = r"^(sha256:[0-9a-f]{64})?$"
 
 
-def rdma_installer(mode: str) -> str:
-    return f"{RDMA_INSTALLER_BASE}/{RDMA_INSTALLERS[mode]}"
+def rdma_installer(mode: str, arch: str = "amd64") -> str:
+    """The installer for the cluster mode, and its Arm build on Arm GPU nodes (A4X)."""
+    return f"{RDMA_INSTALLER_BASE}/{RDMA_INSTALLERS[mode if arch == 'amd64' else f'{mode}-{arch}']}"

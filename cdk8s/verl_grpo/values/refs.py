@@ -238,7 +238,14 @@ def version_at_least(version: str, minimum: str) -> bool:
 
 # Leaves whose values change the *structure* of the output (which objects, which fields).
 # They stay concrete in marker mode; the chart renders one guarded block per combination.
-VARIANT_KEYS: tuple[str, ...] = ("gpu.type", "cluster.mode", "cluster.capacity", "run.kind", "queue.enabled")
+VARIANT_KEYS: tuple[str, ...] = (
+    "gpu.type",
+    "cluster.mode",
+    "cluster.capacity",
+    "run.kind",
+    "queue.enabled",
+    "network.rdma",
+)
 # Switches that only decide whether whole objects exist: rendered on in marker mode, and each
 # template of an object whose key starts with the prefix is wrapped in `if .Values.<key>`.
 OBJECT_GATES: dict[str, str] = {

@@ -1,9 +1,32 @@
 {{- /* By GPU type and mode: machine facts (data/gpus/), defaults (values/derive.py). */}}
 {{- define "verl-grpo.facts" }}
+a4x:
+  standard:
+    gkeAccelerator: nvidia-gb200
+    gpusPerNode: '4'
+    ncclGateMinBusBandwidthGbps: '50'
+    rdmaCount: 4
+    sidecarCpuLimit: '0'
+    sidecarEphemeralStorageLimit: '0'
+    sidecarMemoryLimit: '0'
+    workerCpu: '135'
+    workerMemory: 782Gi
+  autopilot:
+    gkeAccelerator: nvidia-gb200
+    gpusPerNode: '4'
+    ncclGateMinBusBandwidthGbps: '50'
+    rdmaCount: 4
+    sidecarCpuLimit: '2'
+    sidecarEphemeralStorageLimit: 200Gi
+    sidecarMemoryLimit: 14Gi
+    workerCpu: '133'
+    workerMemory: 769Gi
 b200:
   standard:
     gkeAccelerator: nvidia-b200
-    ncclTunerConfigPath: /usr/local/gib/configs/tuner_config_a4.txtpb
+    gpusPerNode: '8'
+    ncclGateMinBusBandwidthGbps: '100'
+    rdmaCount: 8
     sidecarCpuLimit: '0'
     sidecarEphemeralStorageLimit: '0'
     sidecarMemoryLimit: '0'
@@ -11,7 +34,9 @@ b200:
     workerMemory: 3597Gi
   autopilot:
     gkeAccelerator: nvidia-b200
-    ncclTunerConfigPath: /usr/local/gib/configs/tuner_config_a4.txtpb
+    gpusPerNode: '8'
+    ncclGateMinBusBandwidthGbps: '100'
+    rdmaCount: 8
     sidecarCpuLimit: '2'
     sidecarEphemeralStorageLimit: 200Gi
     sidecarMemoryLimit: 14Gi
@@ -20,7 +45,9 @@ b200:
 h200:
   standard:
     gkeAccelerator: nvidia-h200-141gb
-    ncclTunerConfigPath: /usr/local/gib/configs/tuner_config_a3u.txtpb
+    gpusPerNode: '8'
+    ncclGateMinBusBandwidthGbps: '100'
+    rdmaCount: 8
     sidecarCpuLimit: '0'
     sidecarEphemeralStorageLimit: '0'
     sidecarMemoryLimit: '0'
@@ -28,7 +55,9 @@ h200:
     workerMemory: 2670Gi
   autopilot:
     gkeAccelerator: nvidia-h200-141gb
-    ncclTunerConfigPath: /usr/local/gib/configs/tuner_config_a3u.txtpb
+    gpusPerNode: '8'
+    ncclGateMinBusBandwidthGbps: '100'
+    rdmaCount: 8
     sidecarCpuLimit: '2'
     sidecarEphemeralStorageLimit: 200Gi
     sidecarMemoryLimit: 14Gi

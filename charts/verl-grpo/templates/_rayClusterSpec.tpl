@@ -159,8 +159,14 @@ workerGroupSpecs:
         gke-gcsfuse/cpu-limit: {{ (.Values.storage.sidecar.cpuLimit | default $facts.sidecarCpuLimit) | toJson }}
         gke-gcsfuse/memory-limit: {{ (.Values.storage.sidecar.memoryLimit | default $facts.sidecarMemoryLimit) | toJson }}
         gke-gcsfuse/ephemeral-storage-limit: {{ (.Values.storage.sidecar.ephemeralStorageLimit | default $facts.sidecarEphemeralStorageLimit) | toJson }}
+        {{- if (eq .Values.network.rdma "multi-network") }}
         networking.gke.io/default-interface: eth0
+        {{- end }}
+        {{- if (and (eq .Values.gpu.type "a4x") (eq .Values.network.rdma "multi-network")) }}
+        networking.gke.io/interfaces: {{ list "[{\"interfaceName\": \"eth0\", \"network\": \"default\"}, {\"interfaceName\": \"eth1\", \"network\": \"" .Values.network.prefix "-gvnic\"}, {\"interfaceName\": \"eth2\", \"network\": \"" .Values.network.prefix "-rdma-0\"}, {\"interfaceName\": \"eth3\", \"network\": \"" .Values.network.prefix "-rdma-1\"}, {\"interfaceName\": \"eth4\", \"network\": \"" .Values.network.prefix "-rdma-2\"}, {\"interfaceName\": \"eth5\", \"network\": \"" .Values.network.prefix "-rdma-3\"}]" | join "" | toJson }}
+        {{- else if (and (eq .Values.gpu.type "b200" "h200") (eq .Values.network.rdma "multi-network")) }}
         networking.gke.io/interfaces: {{ list "[{\"interfaceName\": \"eth0\", \"network\": \"default\"}, {\"interfaceName\": \"eth1\", \"network\": \"" .Values.network.prefix "-gvnic\"}, {\"interfaceName\": \"eth2\", \"network\": \"" .Values.network.prefix "-rdma-0\"}, {\"interfaceName\": \"eth3\", \"network\": \"" .Values.network.prefix "-rdma-1\"}, {\"interfaceName\": \"eth4\", \"network\": \"" .Values.network.prefix "-rdma-2\"}, {\"interfaceName\": \"eth5\", \"network\": \"" .Values.network.prefix "-rdma-3\"}, {\"interfaceName\": \"eth6\", \"network\": \"" .Values.network.prefix "-rdma-4\"}, {\"interfaceName\": \"eth7\", \"network\": \"" .Values.network.prefix "-rdma-5\"}, {\"interfaceName\": \"eth8\", \"network\": \"" .Values.network.prefix "-rdma-6\"}, {\"interfaceName\": \"eth9\", \"network\": \"" .Values.network.prefix "-rdma-7\"}]" | join "" | toJson }}
+        {{- end }}
         checkov.io/skip1: CKV_K8S_21=the namespace is chosen at install time (helm -n, verl-grpo synth -n)
         checkov.io/skip2: CKV_K8S_23=the verl image runs as root; its CUDA, vLLM and pip caches live in root-owned paths
         checkov.io/skip3: CKV_K8S_40=the verl image runs as root (see CKV_K8S_23)
@@ -184,8 +190,16 @@ workerGroupSpecs:
           type: RuntimeDefault
       nodeSelector:
         cloud.google.com/gke-accelerator: {{ $facts.gkeAccelerator }}
-        {{- if (eq .Values.cluster.mode "autopilot") }}
+        {{- if (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.mode "autopilot")) }}
+        cloud.google.com/gke-accelerator-count: '4'
+        {{- else if (and (eq .Values.gpu.type "b200" "h200") (eq .Values.cluster.mode "autopilot")) }}
         cloud.google.com/gke-accelerator-count: '8'
+        {{- end }}
+        {{- if (eq .Values.gpu.type "a4x") }}
+        kubernetes.io/arch: arm64
+        {{- end }}
+        {{- if (eq .Values.network.rdma "dranet") }}
+        cloud.google.com/gke-networking-dra-driver: 'true'
         {{- end }}
         {{- if (eq .Values.cluster.capacity "spot") }}
         cloud.google.com/gke-spot: 'true'
@@ -202,10 +216,29 @@ workerGroupSpecs:
         {{- if (eq .Values.cluster.mode "autopilot") }}
         topology.kubernetes.io/zone: {{ .Values.cluster.zone | toJson }}
         {{- end }}
-      {{- if (not (and (eq .Values.cluster.capacity "flex-start") .Values.queue.enabled)) }}
+      {{- if (or (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "flex-start") (not .Values.queue.enabled)) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "on-demand") (not .Values.queue.enabled)) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "on-demand") .Values.queue.enabled) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "reservation") (not .Values.queue.enabled)) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "reservation") .Values.queue.enabled) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "spot") (not .Values.queue.enabled)) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "spot") .Values.queue.enabled)) }}
+      tolerations: {{ (concat .Values.worker.tolerations ("[{\"effect\":\"NoSchedule\",\"key\":\"kubernetes.io/arch\",\"operator\":\"Equal\",\"value\":\"arm64\"}]" | fromJsonArray)) | toJson }}
+      {{- else if (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "flex-start") .Values.queue.enabled) }}
+      tolerations: {{ (concat .Values.worker.tolerations ("[{\"effect\":\"NoSchedule\",\"key\":\"kubernetes.io/arch\",\"operator\":\"Equal\",\"value\":\"arm64\"},{\"effect\":\"NoSchedule\",\"key\":\"cloud.google.com/gke-queued\",\"operator\":\"Equal\",\"value\":\"true\"}]" | fromJsonArray)) | toJson }}
+      {{- else if (not (or (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "flex-start") (not .Values.queue.enabled)) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "flex-start") .Values.queue.enabled) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "on-demand") (not .Values.queue.enabled)) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "on-demand") .Values.queue.enabled) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "reservation") (not .Values.queue.enabled)) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "reservation") .Values.queue.enabled) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "spot") (not .Values.queue.enabled)) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "spot") .Values.queue.enabled) (and (eq .Values.gpu.type "b200") (eq .Values.cluster.capacity "flex-start") .Values.queue.enabled) (and (eq .Values.gpu.type "h200") (eq .Values.cluster.capacity "flex-start") .Values.queue.enabled))) }}
       tolerations: {{ .Values.worker.tolerations | toJson }}
       {{- else }}
       tolerations: {{ (concat .Values.worker.tolerations ("[{\"effect\":\"NoSchedule\",\"key\":\"cloud.google.com/gke-queued\",\"operator\":\"Equal\",\"value\":\"true\"}]" | fromJsonArray)) | toJson }}
+      {{- end }}
+      {{- if (and (eq .Values.gpu.type "a4x") (eq .Values.network.rdma "multi-network")) }}
+      resourceClaims:
+      - name: imex-channel
+        resourceClaimTemplateName: {{ list .Release.Name "-imex-channel" | join "" | toJson }}
+      {{- else if (and (eq .Values.gpu.type "a4x") (eq .Values.network.rdma "dranet")) }}
+      resourceClaims:
+      - name: rdma
+        resourceClaimTemplateName: {{ list .Release.Name "-rdma" | join "" | toJson }}
+      - name: imex-channel
+        resourceClaimTemplateName: {{ list .Release.Name "-imex-channel" | join "" | toJson }}
+      {{- else if (and (eq .Values.gpu.type "b200" "h200") (eq .Values.network.rdma "dranet")) }}
+      resourceClaims:
+      - name: rdma
+        resourceClaimTemplateName: {{ list .Release.Name "-rdma" | join "" | toJson }}
       {{- end }}
       {{- if .Values.logs.enabled }}
       initContainers:
@@ -258,12 +291,31 @@ workerGroupSpecs:
             cpu: {{ (.Values.worker.cpu | default $facts.workerCpu) | toJson }}
             memory: {{ (.Values.worker.memory | default $facts.workerMemory) | toJson }}
             ephemeral-storage: {{ .Values.worker.ephemeralStorage | toJson }}
+            {{- if (eq .Values.gpu.type "a4x") }}
+            nvidia.com/gpu: '4'
+            {{- else }}
             nvidia.com/gpu: '8'
+            {{- end }}
           limits:
             cpu: {{ (.Values.worker.cpu | default $facts.workerCpu) | toJson }}
             memory: {{ (.Values.worker.memory | default $facts.workerMemory) | toJson }}
             ephemeral-storage: {{ .Values.worker.ephemeralStorage | toJson }}
+            {{- if (eq .Values.gpu.type "a4x") }}
+            nvidia.com/gpu: '4'
+            {{- else }}
             nvidia.com/gpu: '8'
+            {{- end }}
+          {{- if (and (eq .Values.gpu.type "a4x") (eq .Values.network.rdma "multi-network")) }}
+          claims:
+          - name: imex-channel
+          {{- else if (and (eq .Values.gpu.type "a4x") (eq .Values.network.rdma "dranet")) }}
+          claims:
+          - name: rdma
+          - name: imex-channel
+          {{- else if (and (eq .Values.gpu.type "b200" "h200") (eq .Values.network.rdma "dranet")) }}
+          claims:
+          - name: rdma
+          {{- end }}
         securityContext:
           allowPrivilegeEscalation: false
           capabilities:
