@@ -13,7 +13,15 @@ from .conftest import REPO
 
 FAKES = REPO / "tests" / "fakes"
 GOLDENS = REPO / "tests" / "goldens" / "scripts"
-GOLDEN_PROFILES = ["b200-standard", "h200-standard", "b200-autopilot", "h200-autopilot"]
+GOLDEN_PROFILES = ["b200-standard", "h200-standard", "b200-autopilot", "h200-autopilot", "a4x-standard"]
+# What a profile's run needs to find in the cloud: A4X's shipped profile consumes its example
+# reservation and, through DRANET, needs GKE 1.34.1-gke.1829001 (the fake's default list is older).
+GOLDEN_SETUP: dict[str, tuple[dict[str, str], list[str]]] = {
+    "a4x-standard": (
+        {"FAKE_GKE_VERSIONS": "1.34.1-gke.1829001;1.35.0-gke.1000000"},
+        ["compute reservations a4x-reservation"],
+    )
+}
 READ_ONLY = {
     "describe",
     "get",
@@ -115,7 +123,12 @@ def normalized(recorded: list[dict], data: Path) -> str:
 
 def recorded_up(profile: str, workdir: Path) -> str:
     state, data = workdir / "state", workdir / "data"
-    done = run_script("up.sh", script_env(state, data, PROFILE=profile))
+    env, existing = GOLDEN_SETUP.get(profile, ({}, []))
+    if existing:
+        state.mkdir(parents=True, exist_ok=True)
+        resources = {"resources": existing, "iam": [], "objects": [], "mutations": 0}
+        (state / "state.json").write_text(json.dumps(resources))
+    done = run_script("up.sh", script_env(state, data, PROFILE=profile, **env))
     assert done.returncode == 0, done.stderr
     return normalized(calls(state), data)
 

@@ -109,9 +109,13 @@ def gcloud(cloud: Cloud, args: list[str]) -> int:
             return 1
         print("fake-token")
         return 0
+    if words[0] in ("alpha", "beta"):  # a release track, not part of the resource's name
+        words = words[1:]
     verb_at = next(i for i, w in enumerate(words) if w in GCLOUD_VERBS or (w == "describe"))
     verb, group = words[verb_at], " ".join(words[:verb_at])
-    name = words[verb_at + 1] if len(words) > verb_at + 1 else ""
+    # `compute resource-policies create workload-policy NAME`: the policy's type comes first.
+    typed = group == "compute resource-policies" and verb == "create"
+    name = words[verb_at + 1 + typed] if len(words) > verb_at + 1 + typed else ""
     if group == "projects" and verb == "describe":
         print(os.environ.get("FAKE_PROJECT_NUMBER", "123456789012"))
         return 0

@@ -89,7 +89,7 @@ def test_lists_replace_and_null_deletes_as_in_helm():
         ),
         (["worker.replicas=-1"], "worker.replicas: -1 is less than the minimum of 1"),
         (["training.checkpointsToKeep=1"], "training.checkpointsToKeep: 1 is less than the minimum of 2"),
-        (["gpu.type=gb300"], "gpu.type: 'gb300' is not one of ['b200', 'h200']"),
+        (["gpu.type=gb300"], "gpu.type: 'gb300' is not one of ['a4x', 'b200', 'h200']"),
         (["run.name=Run_1"], "run.name: 'Run_1' does not match"),
         (["storage.bucket=gs://my-bucket"], "storage.bucket: 'gs://my-bucket' does not match"),
         (["worker.memory=lots"], "worker.memory: 'lots' does not match"),
@@ -118,7 +118,7 @@ def test_unreadable_and_non_mapping_files(tmp_path):
 
 
 def test_gpu_types_come_from_data_files():
-    assert set(gpu_profiles()) == {"b200", "h200"}
+    assert set(gpu_profiles()) == {"a4x", "b200", "h200"}
     enum = values_schema()["properties"]["gpu"]["properties"]["type"]["enum"]
     assert enum == list(gpu_profiles())
     assert json.dumps(values_schema())  # serializable as the chart's values.schema.json
@@ -132,7 +132,8 @@ def test_schema_patterns_mean_the_same_in_go_and_python():
 
 
 def test_a_new_gpu_type_is_one_data_file(tmp_path):
-    """GB200 as a data file in a copy of the package: schema, synth and chart pick it up, no code."""
+    """A made-up 4-GPU machine as a data file in a copy of the package: schema, synth and chart
+    pick it up, no code."""
     import shutil
     import subprocess
     import sys
@@ -141,16 +142,17 @@ def test_a_new_gpu_type_is_one_data_file(tmp_path):
 
     pkg = tmp_path / "verl_grpo"
     shutil.copytree(verl_grpo.__path__[0], pkg, ignore=shutil.ignore_patterns("__pycache__"))
-    (pkg / "data" / "gpus" / "gb200.yaml").write_text(
-        "name: gb200\nmachineType: a4x-highgpu-4g\naccelerator: nvidia-gb200\ngpusPerNode: 4\n"
+    (pkg / "data" / "gpus" / "x4.yaml").write_text(
+        "name: x4\nmachineType: x4-highgpu-4g\naccelerator: nvidia-x4\ngpusPerNode: 4\n"
         "vcpu: 140\nmemoryGB: 884\ngpuMemoryGB: 186\n"
-        "ncclTunerConfig: /usr/local/gib/configs/tuner_config_a4x.txtpb\nminGkeVersion: 1.32.4-gke.1000000\n"
-        "gpuNetworkGbps: 1600\n"
+        "ncclTunerConfig: /usr/local/gib/configs/tuner_config_x4.txtpb\nminGkeVersion: 1.32.4-gke.1000000\n"
+        "gpuNetworkGbps: 1600\nrdmaNics: 4\narch: amd64\nmodes: [standard, autopilot]\n"
+        "capacities: [spot, reservation, flex-start, on-demand]\n"
     )
     out = tmp_path / "out"
     code = (
         "import sys; from verl_grpo.cli import main; "
-        f"sys.exit(main(['synth', '-o', {str(out)!r}, '--profile', 'gb200-standard', "
+        f"sys.exit(main(['synth', '-o', {str(out)!r}, '--profile', 'x4-standard', "
         "'--set', 'training.tensorParallelSize=4', '--set', 'storage.bucket=b-1']))"
     )
     env = {
@@ -160,9 +162,9 @@ def test_a_new_gpu_type_is_one_data_file(tmp_path):
     }
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
-    (path,) = (out / "gb200-standard").glob("rayjob-verl-grpo-001-*.yaml")
+    (path,) = (out / "x4-standard").glob("rayjob-verl-grpo-001-*.yaml")
     job = path.read_text()
-    assert "nvidia-gb200" in job and "tuner_config_a4x" in job and "nvidia.com/gpu: '4'" in job
+    assert "nvidia-x4" in job and "tuner_config_x4" in job and "nvidia.com/gpu: '4'" in job
     assert "'trainer.n_gpus_per_node=4'" in job
 
 
