@@ -614,6 +614,10 @@ class ControlPlane:
         # its provisioning admission check controller up only if the API is served when it starts
         # (cmd/kueue/main.go@v0.19.2 setupControllers). At the version Kueue's go.mod pins.
         crds.append(yaml.safe_load(provisioning_request_tool().fetch().read_text()))
+        # NVIDIA's ComputeDomain (A4X's IMEX channel; constructs/device_claims.py), pinned in the
+        # repository because the Go module proxy does not serve the driver's module.
+        pinned = sorted((REPO / "tools" / "pinned-crds").rglob("*.yaml"))
+        crds += [yaml.safe_load(path.read_text()) for path in pinned]
         for config in yaml.safe_load_all((home / "extras" / "manifests.yaml").read_text()):
             if not config:
                 continue

@@ -23,7 +23,9 @@ from ..validate.test_validator import DEFECTS, with_networks
 from .cluster import ControlPlane
 
 pytestmark = pytest.mark.controlplane
-PROFILES = ["h200-standard", "b200-autopilot", "h200-standard-raycluster"]
+# a4x-standard: DRA on the real server (the ResourceClaimTemplate, resource.k8s.io/v1; the pod's
+# claims; NVIDIA's ComputeDomain, whose pinned CRD the tier installs).
+PROFILES = ["h200-standard", "b200-autopilot", "h200-standard-raycluster", "a4x-standard"]
 
 # Rules that live outside the API server: the operator, GKE's controllers, the kubelet, our own
 # conventions. The server accepts such objects; the validator refuses them on purpose.

@@ -15,6 +15,7 @@ from verl_grpo.problems import Problems
 from verl_grpo.values.derive import Release
 from verl_grpo.values.helm_yaml import dump_values_yaml
 from verl_grpo.values.loader import default_values
+from verl_grpo.values.machines import gpu_profiles
 from verl_grpo.values.schema import values_schema
 from verl_grpo.verl_check.steps import GSM8K_TRAIN_ROWS
 
@@ -97,7 +98,10 @@ def repair(values: dict) -> dict:
         job["ttlSecondsAfterFinished"] = 0
     # verl's batch arithmetic (verl-grpo check refuses the rest): the global batch divides over the
     # GPUs, the mini-batch fits the batch and splits into whole micro-batches per GPU.
-    gpus = 8 * values["worker"]["replicas"]
+    gpu = gpu_profiles()[values["gpu"]["type"]]
+    if gpu.sub_block_nodes:  # A4X: one NVLink domain per pool (sub-block-holds-workers)
+        values["worker"]["replicas"] = min(values["worker"]["replicas"], gpu.sub_block_nodes)
+    gpus = gpu.gpus_per_node * values["worker"]["replicas"]
     # (and at most the GSM8K rows the data-prep Job writes: no epoch of 0 steps)
     t["trainBatchSize"] = gpus * max(1, min(t["trainBatchSize"] // gpus, GSM8K_TRAIN_ROWS // gpus))
     t["ppoMiniBatchSize"] = t["trainBatchSize"]
@@ -105,6 +109,12 @@ def repair(values: dict) -> dict:
         t["ppoMicroBatchSizePerGpu"], t["trainBatchSize"] // gpus * t["rolloutN"]
     )
     c = values["cluster"]
+    # What the machine is offered with (gpu-*-offered), DRANET only on Standard, a node's GPUs.
+    if c["mode"] not in gpu.modes or values["network"]["rdma"] == "dranet":
+        c["mode"] = "standard"
+    if c["capacity"] not in gpu.capacities:
+        c["capacity"] = gpu.capacities[0]
+    t["tensorParallelSize"] = math.gcd(t["tensorParallelSize"], gpu.gpus_per_node)
     if c["cpuMachineType"] == "c2-standard-8":
         values["head"].update(cpu="4", memory="16Gi")
         values["dataPrep"].update(cpu="4", memory="16Gi")
@@ -112,8 +122,12 @@ def repair(values: dict) -> dict:
     # for the default sidecar, would no longer fit beside it.
     sidecar, worker = values["storage"]["sidecar"], values["worker"]
     if any(sidecar.values()):
-        worker["cpu"] = worker["cpu"] or "200"
-        worker["memory"] = worker["memory"] or "2000Gi"
+        worker["cpu"] = worker["cpu"] or "100"
+        worker["memory"] = worker["memory"] or "512Gi"
+    if gpu.vcpu < 200 and worker["cpu"] in ("200", "150500m"):  # A4X: 140 vCPUs, 884 GB
+        worker["cpu"] = "100"
+    if gpu.memory_gb < 1000 and worker["memory"] in ("2000Gi", "1T", "900000Mi"):
+        worker["memory"] = "512Gi"
     # The bucket has no default (rule bucket-named).
     values["storage"]["bucket"] = values["storage"]["bucket"] or "b-1"
     # Capacity and zone: what check demands of each mode and capacity.
