@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import yaml
 
 from verl_grpo.render.facts import LOOKUP, Facts, with_lookup
 from verl_grpo.render.templates import Action, Dimension, Variants, combos, merge, render_tree
+from verl_grpo.values.machines import GpuProfile, gpu_profiles
 
 from ..conftest import REPO
 
@@ -68,9 +71,16 @@ def test_what_varies_with_other_keys_or_is_not_a_plain_scalar_stays_guarded() ->
     facts = Facts(DIMS)
     by_capacity = merge(each(lambda gpu, mode, cap: {"spot": cap == "spot"}), DIMS, facts)
     assert isinstance(by_capacity["spot"], Variants)
-    quoted = merge(each(lambda gpu, mode, cap: {"count": "8" if gpu == "b200" else "4"}), DIMS, facts)
-    assert isinstance(quoted["count"], Variants)  # '8' is quoted in YAML: `{{ $facts.count }}` would not be
+    spaced = merge(each(lambda gpu, mode, cap: {"note": "a: b" if gpu == "b200" else "c"}), DIMS, facts)
+    assert isinstance(spaced["note"], Variants)  # YAML needs more than `quote` for 'a: b'
     assert facts.table == {}
+
+
+def test_a_string_yaml_would_read_as_a_number_is_looked_up_and_quoted() -> None:
+    facts = Facts(DIMS)
+    quoted = merge(each(lambda gpu, mode, cap: {"count": "8" if gpu == "b200" else "4"}), DIMS, facts)
+    assert quoted == {"count": Action("{{ $facts.count | quote }}")}
+    assert facts.table["count"][("b200", "standard")] == "8"
 
 
 def test_the_table_has_a_row_for_every_gpu_and_mode_and_templates_bind_it() -> None:
@@ -82,8 +92,25 @@ def test_the_table_has_a_row_for_every_gpu_and_mode_and_templates_bind_it() -> N
     assert rows == {g: {m: {"a": f"x-{g}"} for m in MODE.choices} for g in GPU.choices}
 
 
-def test_the_chart_branches_on_no_gpu_type() -> None:
-    """Every per-GPU difference of the shipped chart is a lookup; guards remain only around
-    fields that exist in some modes, capacities or run kinds."""
-    templates = (REPO / "charts" / "verl-grpo" / "templates").glob("*")
-    assert not [t.name for t in templates if "eq .Values.gpu.type" in t.read_text()]
+def shape(gpu: GpuProfile) -> tuple:
+    """What a machine's objects hold, as opposed to the values in them: its CPU architecture, RDMA
+    NICs, IMEX, whether it has an NCCL tuner file and which NCCL settings of its own."""
+    return (gpu.arch, gpu.rdma_nics, gpu.imex, bool(gpu.nccl_tuner_config), sorted(dict(gpu.nccl_env)))
+
+
+def test_the_chart_tells_machines_of_one_shape_apart_by_lookups_only() -> None:
+    """Every per-GPU value of the shipped chart is a lookup; a guard on gpu.type names whole
+    shapes (A4X's arm64 selector, its IMEX claim), never B200 without H200."""
+    profiles = gpu_profiles()
+    by_shape: dict[str, set[str]] = {}
+    for name, gpu in profiles.items():
+        by_shape.setdefault(repr(shape(gpu)), set()).add(name)
+    assert by_shape[repr(shape(profiles["b200"]))] == {"b200", "h200"}
+    guards = [
+        (t.name, set(re.findall(r'"([^"]+)"', g)))
+        for t in (REPO / "charts" / "verl-grpo" / "templates").glob("*")
+        for g in re.findall(r"\(eq \.Values\.gpu\.type((?: \"[^\"]+\")+)\)", t.read_text())
+    ]
+    assert guards, "A4X's extra objects and fields are guarded"
+    for name, named in guards:
+        assert all(cls <= named or not cls & named for cls in by_shape.values()), (name, named)

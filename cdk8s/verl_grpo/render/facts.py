@@ -27,6 +27,7 @@ JOINED = re.compile(r"^\{\{ list ")  # a `{{ list ... | join "" | toJson }}` act
 DEFAULT_OF = re.compile(r"\.Values\.([A-Za-z0-9_.]+) \| default $")
 WORD = re.compile(r"[A-Za-z0-9_]")
 TOKEN = re.compile(r"[A-Za-z0-9_./-]")  # a word, a file name or a path
+QUOTABLE = re.compile(r"^[A-Za-z0-9_./-]+$")  # strings `quote` writes as they are, in double quotes
 
 
 class Facts:
@@ -46,9 +47,15 @@ class Facts:
                 return None
         values = list(trees.values())
         if all(isinstance(v, Action) for v in values):
-            return self._in_action(trees, path)
+            saved = dict(self.table)
+            if (found := self._in_action(trees, path)) is None:
+                self.table = saved  # facts added for a literal before another failed are not read
+            return found
         if all(_plain(v) for v in values):
             return Action(f"{{{{ $facts.{self._add(trees, _name(path))} }}}}")
+        if all(isinstance(v, str) and QUOTABLE.match(v) for v in values):
+            # a string YAML would read as a number ('8'): the table keeps it quoted, so does `quote`
+            return Action(f"{{{{ $facts.{self._add(trees, _name(path))} | quote }}}}")
         return None
 
     def _in_action(self, trees: dict[Combo, Action], path: tuple[Any, ...]) -> Action | None:

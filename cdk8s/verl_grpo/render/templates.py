@@ -105,7 +105,13 @@ class _Merge:
                     where = condition(set(having), self.dims, self.context)
                     out[GatedKey(f"and ({where}) ({k.condition})", k.key)] = next(iter(having.values()))
                 else:  # a key missing in some variants
-                    out[k] = self.variants(having, (*path, k))
+                    # Within the variants that have it, its value may be one (or a lookup): then
+                    # one guard for the key, not one per value.
+                    inner = _Merge(set(having), self.dims, self.facts).tree(having, (*path, k))
+                    if isinstance(inner, Variants):
+                        out[k] = self.variants(having, (*path, k))
+                    else:
+                        out[k] = Variants(((condition(set(having), self.dims, self.context), inner),))
             return out
         if all(isinstance(v, list) for v in values) and len({len(v) for v in values}) == 1:
             items = [
@@ -125,12 +131,41 @@ class _Merge:
             groups.setdefault(repr(v), (set(), v))[0].add(c)
         order = combos(self.dims)
         ordered = sorted(groups.values(), key=lambda g: min(order.index(c) for c in g[0]))
+        ordered = self._looked_up(trees, ordered, path)
         choices = []
         for i, (group, value) in enumerate(ordered):
             last = i == len(ordered) - 1
             guard = None if complete and last and i > 0 else condition(group, self.dims, self.context)
             choices.append((guard, value))
         return Variants(tuple(choices))
+
+    def _looked_up(
+        self, trees: dict[Combo, Any], groups: list[tuple[set[Combo], Any]], path: tuple[Any, ...]
+    ) -> list[tuple[set[Combo], Any]]:
+        """Groups whose values differ only with the GPU type and mode, joined into one that reads
+        the difference from the facts table: a branch for each machine shape, not for each machine
+        (A4X's extra settings beside A4's and A3 Ultra's, which differ in a tuner path only)."""
+        if self.facts is None:
+            return groups
+        out = list(groups)
+        joined = True
+        while joined and len(out) > 1:
+            joined = False
+            for i, j in itertools.combinations(range(len(out)), 2):
+                if self._beyond_facts(out[i][0]) != self._beyond_facts(out[j][0]):
+                    continue  # they differ in more than the machine: keep both guards
+                union = out[i][0] | out[j][0]
+                if (lookup := self.facts.lookup({c: trees[c] for c in union}, path)) is not None:
+                    out[i] = (union, lookup)
+                    del out[j]
+                    joined = True
+                    break
+        return out
+
+    def _beyond_facts(self, group: set[Combo]) -> set[tuple[Any, ...]]:
+        """The group's combos, less the GPU type and mode."""
+        assert self.facts is not None
+        return {tuple(v for i, v in enumerate(c) if i not in self.facts.index) for c in group}
 
 
 def _key_order(orders: list[list[Any]]) -> list[Any]:
@@ -261,10 +296,11 @@ def condition(group: set[Combo], dims: list[Dimension], context: set[Combo] | No
             for alt in d.choices
         )
     ]
-    guard = _guard(group, relevant, dims)
+    guard = _guard(group, relevant, dims, everything)
     outside = everything - group
     if any(tuple(c[i] for i in relevant) in {tuple(g[i] for i in relevant) for g in group} for c in outside):
-        guard = _guard(group, list(range(len(dims))), dims)  # the shortcut was too loose: be exact
+        # the shortcut was too loose: be exact
+        guard = _guard(group, list(range(len(dims))), dims, everything)
     if guard.startswith("(or ") and len(outside) < len(group):
         # "all but these few" reads better as the negation of the few
         negated = f"(not {condition(outside, dims, everything)})"
@@ -272,18 +308,44 @@ def condition(group: set[Combo], dims: list[Dimension], context: set[Combo] | No
     return guard
 
 
-def _guard(group: set[Combo], relevant: list[int], dims: list[Dimension]) -> str:
+def _guard(group: set[Combo], relevant: list[int], dims: list[Dimension], everything: set[Combo]) -> str:
     projected = sorted({tuple(c[i] for i in relevant) for c in group}, key=repr)
     per_dim = [sorted({p[j] for p in projected}, key=repr) for j in range(len(relevant))]
     if not relevant:
         return "true"
     if len(projected) == _product_size(per_dim):
         return _and([_any_of(dims[i], vals) for i, vals in zip(relevant, per_dim, strict=True)])
+    if (box_less := _box_less(projected, per_dim, relevant, dims, everything)) is not None:
+        return box_less
     return (
         "(or "
         + " ".join(_and([dims[i].test(v) for i, v in zip(relevant, p, strict=True)]) for p in projected)
         + ")"
     )
+
+
+def _box_less(
+    projected: list[tuple[Any, ...]],
+    per_dim: list[list[Any]],
+    relevant: list[int],
+    dims: list[Dimension],
+    everything: set[Combo],
+) -> str | None:
+    """`(and <box> (not <hole>))` when the group is the smallest box of choices around it less a
+    box-shaped hole ("A4X, except flex-start through Kueue"), else None."""
+    seen = {tuple(c[i] for i in relevant) for c in everything}
+    box = {p for p in itertools.product(*per_dim) if p in seen}
+    hole = sorted(box - set(projected), key=repr)
+    hole_dims = [sorted({h[j] for h in hole}, key=repr) for j in range(len(relevant))]
+    if not hole or len(hole) != _product_size(hole_dims):
+        return None
+    narrowed = [j for j in range(len(relevant)) if hole_dims[j] != per_dim[j]]
+    every = [{p[j] for p in seen} for j in range(len(relevant))]
+    inside = [
+        _any_of(dims[relevant[j]], per_dim[j]) for j in range(len(relevant)) if set(per_dim[j]) != every[j]
+    ]
+    hole_test = _and([_any_of(dims[relevant[j]], hole_dims[j]) for j in narrowed])
+    return _and([*inside, f"(not {hole_test})"])
 
 
 def _product_size(lists: list[list[Any]]) -> int:

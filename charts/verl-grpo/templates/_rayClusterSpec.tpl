@@ -190,10 +190,8 @@ workerGroupSpecs:
           type: RuntimeDefault
       nodeSelector:
         cloud.google.com/gke-accelerator: {{ $facts.gkeAccelerator }}
-        {{- if (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.mode "autopilot")) }}
-        cloud.google.com/gke-accelerator-count: '4'
-        {{- else if (and (eq .Values.gpu.type "b200" "h200") (eq .Values.cluster.mode "autopilot")) }}
-        cloud.google.com/gke-accelerator-count: '8'
+        {{- if (eq .Values.cluster.mode "autopilot") }}
+        cloud.google.com/gke-accelerator-count: {{ $facts.gkeAcceleratorCount | quote }}
         {{- end }}
         {{- if (eq .Values.gpu.type "a4x") }}
         kubernetes.io/arch: arm64
@@ -216,14 +214,12 @@ workerGroupSpecs:
         {{- if (eq .Values.cluster.mode "autopilot") }}
         topology.kubernetes.io/zone: {{ .Values.cluster.zone | toJson }}
         {{- end }}
-      {{- if (or (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "flex-start") (not .Values.queue.enabled)) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "on-demand") (not .Values.queue.enabled)) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "on-demand") .Values.queue.enabled) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "reservation") (not .Values.queue.enabled)) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "reservation") .Values.queue.enabled) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "spot") (not .Values.queue.enabled)) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "spot") .Values.queue.enabled)) }}
+      {{- if (and (eq .Values.gpu.type "a4x") (not (and (eq .Values.cluster.capacity "flex-start") .Values.queue.enabled))) }}
       tolerations: {{ (concat .Values.worker.tolerations ("[{\"effect\":\"NoSchedule\",\"key\":\"kubernetes.io/arch\",\"operator\":\"Equal\",\"value\":\"arm64\"}]" | fromJsonArray)) | toJson }}
-      {{- else if (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "flex-start") .Values.queue.enabled) }}
-      tolerations: {{ (concat .Values.worker.tolerations ("[{\"effect\":\"NoSchedule\",\"key\":\"kubernetes.io/arch\",\"operator\":\"Equal\",\"value\":\"arm64\"},{\"effect\":\"NoSchedule\",\"key\":\"cloud.google.com/gke-queued\",\"operator\":\"Equal\",\"value\":\"true\"}]" | fromJsonArray)) | toJson }}
-      {{- else if (not (or (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "flex-start") (not .Values.queue.enabled)) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "flex-start") .Values.queue.enabled) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "on-demand") (not .Values.queue.enabled)) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "on-demand") .Values.queue.enabled) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "reservation") (not .Values.queue.enabled)) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "reservation") .Values.queue.enabled) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "spot") (not .Values.queue.enabled)) (and (eq .Values.gpu.type "a4x") (eq .Values.cluster.capacity "spot") .Values.queue.enabled) (and (eq .Values.gpu.type "b200") (eq .Values.cluster.capacity "flex-start") .Values.queue.enabled) (and (eq .Values.gpu.type "h200") (eq .Values.cluster.capacity "flex-start") .Values.queue.enabled))) }}
-      tolerations: {{ .Values.worker.tolerations | toJson }}
+      {{- else if (and (eq .Values.cluster.capacity "flex-start") .Values.queue.enabled) }}
+      tolerations: {{ (concat .Values.worker.tolerations ($facts.tolerations | fromJsonArray)) | toJson }}
       {{- else }}
-      tolerations: {{ (concat .Values.worker.tolerations ("[{\"effect\":\"NoSchedule\",\"key\":\"cloud.google.com/gke-queued\",\"operator\":\"Equal\",\"value\":\"true\"}]" | fromJsonArray)) | toJson }}
+      tolerations: {{ .Values.worker.tolerations | toJson }}
       {{- end }}
       {{- if (and (eq .Values.gpu.type "a4x") (eq .Values.network.rdma "multi-network")) }}
       resourceClaims:
@@ -291,20 +287,12 @@ workerGroupSpecs:
             cpu: {{ (.Values.worker.cpu | default $facts.workerCpu) | toJson }}
             memory: {{ (.Values.worker.memory | default $facts.workerMemory) | toJson }}
             ephemeral-storage: {{ .Values.worker.ephemeralStorage | toJson }}
-            {{- if (eq .Values.gpu.type "a4x") }}
-            nvidia.com/gpu: '4'
-            {{- else }}
-            nvidia.com/gpu: '8'
-            {{- end }}
+            nvidia.com/gpu: {{ $facts.gpu | quote }}
           limits:
             cpu: {{ (.Values.worker.cpu | default $facts.workerCpu) | toJson }}
             memory: {{ (.Values.worker.memory | default $facts.workerMemory) | toJson }}
             ephemeral-storage: {{ .Values.worker.ephemeralStorage | toJson }}
-            {{- if (eq .Values.gpu.type "a4x") }}
-            nvidia.com/gpu: '4'
-            {{- else }}
-            nvidia.com/gpu: '8'
-            {{- end }}
+            nvidia.com/gpu: {{ $facts.gpu | quote }}
           {{- if (and (eq .Values.gpu.type "a4x") (eq .Values.network.rdma "multi-network")) }}
           claims:
           - name: imex-channel
