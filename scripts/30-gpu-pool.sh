@@ -15,6 +15,29 @@ check_cluster_name
 if [[ $CAPACITY == reservation ]]; then
   exists gcloud compute reservations describe "$RESERVATION" --project="$PROJECT" --zone="$ZONE" ||
     die "reservation $RESERVATION (cluster.reservation) not found in $ZONE"
+  # SUB_BLOCK_NODES (from verl-grpo env): the workers must share one sub-block (queue.topology
+  # required at the sub-block level, or A4X's placement policy). GKE publishes no sub-block size
+  # for A4 and A3 Ultra, so ask the reservation: each healthy sub-block's hosts (count) less those
+  # in use (inUseCount), as xpk does (AI-Hypercomputer/xpk src/xpk/core/reservation.py@367c838;
+  # fields: https://cloud.google.com/compute/docs/reference/rest/v1/reservationSubBlocks).
+  if [[ -n $SUB_BLOCK_NODES ]]; then
+    free=() fits=""
+    for block in $(gcloud compute reservations blocks list "$RESERVATION" --project="$PROJECT" \
+      --zone="$ZONE" --format='value(name)'); do
+      while IFS=, read -r name count in_use; do
+        free+=("$block/$name: $((count - in_use)) of $count")
+        if ((count - in_use >= SUB_BLOCK_NODES)); then
+          fits="$block/$name"
+          break 2
+        fi
+      done < <(gcloud compute reservations sub-blocks list "$RESERVATION" --block-name="$block" \
+        --project="$PROJECT" --zone="$ZONE" --filter='healthInfo.healthStatus=HEALTHY' \
+        --format='csv[no-heading](name,count,inUseCount)')
+    done
+    [[ -n $fits ]] || die "no healthy sub-block of reservation $RESERVATION has $SUB_BLOCK_NODES free" \
+      "hosts for the workers (free: ${free[*]:-none listed}); lower worker.replicas or use another reservation"
+    log "sub-block $fits of reservation $RESERVATION holds the $SUB_BLOCK_NODES workers"
+  fi
 fi
 inputs_checked
 if [[ $CLUSTER_MODE == autopilot ]]; then

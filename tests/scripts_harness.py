@@ -18,7 +18,10 @@ GOLDEN_PROFILES = ["b200-standard", "h200-standard", "b200-autopilot", "h200-aut
 # reservation and, through DRANET, needs GKE 1.34.1-gke.1829001 (the fake's default list is older).
 GOLDEN_SETUP: dict[str, tuple[dict[str, str], list[str]]] = {
     "a4x-standard": (
-        {"FAKE_GKE_VERSIONS": "1.34.1-gke.1829001;1.35.0-gke.1000000"},
+        {
+            "FAKE_GKE_VERSIONS": "1.34.1-gke.1829001;1.35.0-gke.1000000",
+            "FAKE_SUB_BLOCKS": "block-a/sub-0/18/17 block-a/sub-1/18/0",
+        },
         ["compute reservations a4x-reservation"],
     )
 }
@@ -30,6 +33,7 @@ READ_ONLY = {
     "get-credentials",
     "get-server-config",
     "print-access-token",
+    "list",
 }
 
 

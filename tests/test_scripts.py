@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -151,6 +152,31 @@ def test_missing_reservation_is_found_before_creating(tmp_path):
         and "reservation r1 (cluster.reservation) not found in us-central1-b" in done.stderr
     )
     assert mutating(calls(tmp_path / "state")) == []
+
+
+SUB_BLOCK_RUN = (
+    *("--set", "cluster.capacity=reservation", "--set", "cluster.reservation=r1"),
+    *("--set", "queue.enabled=true", "--set", "queue.topology.mode=required"),
+)
+
+
+def test_workers_that_fit_no_sub_block_are_found_before_creating(tmp_path):
+    """Kueue requires the 2 workers in one sub-block; the reservation's healthy sub-blocks have 1
+    free host each: refused before anything is created, naming what is free."""
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "state.json").write_text(
+        json.dumps({"resources": ["compute reservations r1"], "iam": [], "objects": [], "mutations": 0})
+    )
+    env = script_env(state, tmp_path / "data", FAKE_SUB_BLOCKS="b1/s0/18/17 b2/s0/4/3")
+    done = run_script("30-gpu-pool.sh", env, *SUB_BLOCK_RUN)
+    assert done.returncode == 1, done.stderr
+    assert "no healthy sub-block of reservation r1 has 2 free hosts" in done.stderr
+    assert "b1/s0: 1 of 18 b2/s0: 1 of 4" in done.stderr
+    assert mutating(calls(state)) == []
+    env["FAKE_SUB_BLOCKS"] = "b1/s0/18/17 b2/s0/4/2"  # now b2's sub-block has room
+    done = run_script("30-gpu-pool.sh", env, *SUB_BLOCK_RUN)
+    assert done.returncode == 0 and "sub-block b2/s0 of reservation r1 holds the 2 workers" in done.stderr
 
 
 def test_settings_come_from_the_values(tmp_path):

@@ -13,6 +13,8 @@ from .profiles import Profile
 from .values.capacity import pool_flags
 from .values.derive import DeploySpec
 from .values.gke_versions import floor
+from .values.machines import GpuProfile
+from .values.model import SUB_BLOCK_LEVEL, Values
 from .values.networks import DRANET_POOL_FLAGS, nic_networks
 from .values.pins import VERL_COMMIT, rdma_installer
 
@@ -26,6 +28,13 @@ def subnet_ranges(base: str, count: int) -> list[str]:
     if network.prefixlen > 24 - (count - 1).bit_length():
         raise ValueError(f"--network-base {base}: too small for {count} /24 subnets")
     return [str(s) for _, s in zip(range(count), network.subnets(new_prefix=24), strict=False)]
+
+
+def one_sub_block(v: Values, gpu: GpuProfile) -> bool:
+    """A reservation's workers kept in one sub-block: by A4X's placement policy, or by Kueue."""
+    q = v.queue
+    required = q.enabled and q.topology.mode == "required" and q.topology.level == SUB_BLOCK_LEVEL
+    return v.cluster.capacity == "reservation" and (bool(gpu.accelerator_topology) or required)
 
 
 def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NETWORK_BASE) -> dict[str, str]:
@@ -46,6 +55,9 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         "CLUSTER_MODE": v.cluster.mode,
         "CAPACITY": v.cluster.capacity,
         "RESERVATION": v.cluster.reservation,
+        # Workers that must share one sub-block of the reservation: 30-gpu-pool.sh asks the
+        # reservation for a healthy sub-block with that many free hosts before creating the pool.
+        "SUB_BLOCK_NODES": str(v.worker.replicas) if one_sub_block(v, gpu) else "",
         "VALUES_ZONE": v.cluster.zone,
         # Capacity and autoscaling from 0 to the workers the run needs (values/capacity.py).
         "GPU_POOL_FLAGS": " ".join(

@@ -8,6 +8,8 @@ keeps state (what exists) and fails on demand.
     FAKE_FORWARD_TO     host:port `kubectl port-forward` really forwards to (a local Ray dashboard);
                         the Services it can find are state.json's "services" ({namespace, name, labels})
     FAKE_GKE_VERSIONS   what `gcloud container get-server-config` lists for any channel (';'-separated)
+    FAKE_SUB_BLOCKS     a reservation's healthy sub-blocks, "BLOCK/SUB/COUNT/IN_USE ..." (any reservation):
+                        what `compute reservations blocks list` and `sub-blocks list --block-name` print
     FAKE_NO_CREDENTIALS `gcloud auth print-access-token` fails as gcloud does without an account
     FAKE_GIT_COMMIT     what `git rev-parse HEAD` prints (default: the commit values/pins.py pins)
     FAKE_BUCKETS        a folder whose subfolders are buckets' contents: `gcloud storage cp --recursive
@@ -47,6 +49,7 @@ GCLOUD_VERBS = {
     "rm",
     "cp",
     "get-server-config",
+    "list",
 }
 DEFAULT_GKE_VERSIONS = "1.33.5-gke.1162000;1.34.1-gke.1431000;1.33.0-gke.1000000"
 
@@ -118,6 +121,14 @@ def gcloud(cloud: Cloud, args: list[str]) -> int:
     name = words[verb_at + 1 + typed] if len(words) > verb_at + 1 + typed else ""
     if group == "projects" and verb == "describe":
         print(os.environ.get("FAKE_PROJECT_NUMBER", "123456789012"))
+        return 0
+    if group in ("compute reservations blocks", "compute reservations sub-blocks") and verb == "list":
+        rows = [s.split("/") for s in os.environ.get("FAKE_SUB_BLOCKS", "").split()]
+        if group.endswith(" blocks"):
+            print("\n".join(dict.fromkeys(block for block, *_ in rows)))
+        else:
+            block = flag(args, "block-name")
+            print("\n".join(f"{sub},{count},{used}" for b, sub, count, used in rows if b == block))
         return 0
     if verb == "get-server-config":
         print(os.environ.get("FAKE_GKE_VERSIONS", DEFAULT_GKE_VERSIONS))

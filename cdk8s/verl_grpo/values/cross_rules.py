@@ -21,7 +21,7 @@ from .expressions import QUANTITY_TEMPLATE, C, Expr, Lookup, Scope, V, op
 from .kuberay import AUTH_SECRET_SINCE, NAME_MAX, RAY_TOKEN_AUTH_SINCE, SUBMISSION_MODE_SINCE
 from .kueue import FLEX_START_MAX_SECONDS
 from .machines import GIB, allocatable_cpu, allocatable_memory_gib, gpu_profiles
-from .model import DNS1035
+from .model import DNS1035, SUB_BLOCK_LEVEL
 from .node_fit import (
     AUTOPILOT_GPU_SIDECAR_CPU_MAX,
     AUTOPILOT_GPU_SIDECAR_MEMORY_MAX,
@@ -445,7 +445,7 @@ def _machine_rules() -> tuple[CrossRule, ...]:
                         "and",
                         queued,
                         op("eq", V("Values.queue.topology.mode"), "required"),
-                        op("eq", V("Values.queue.topology.level"), "cloud.google.com/gce-topology-subblock"),
+                        op("eq", V("Values.queue.topology.level"), SUB_BLOCK_LEVEL),
                     ),
                 ),
             ),

@@ -520,9 +520,10 @@ class Preflight(Model):
 # schedule-gke-workloads-tas). Kueue reads a level from the pod template's
 # kueue.x-k8s.io/podset-required-topology or -preferred-topology annotation
 # (sigs.k8s.io/kueue apis/kueue/v1beta2/topology_types.go@v0.19.2).
+SUB_BLOCK_LEVEL = "cloud.google.com/gce-topology-subblock"
 TOPOLOGY_LEVELS = (
     "cloud.google.com/gce-topology-block",
-    "cloud.google.com/gce-topology-subblock",
+    SUB_BLOCK_LEVEL,
     "cloud.google.com/gce-topology-host",
     "kubernetes.io/hostname",
 )
