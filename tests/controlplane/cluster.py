@@ -614,10 +614,6 @@ class ControlPlane:
         # its provisioning admission check controller up only if the API is served when it starts
         # (cmd/kueue/main.go@v0.19.2 setupControllers). At the version Kueue's go.mod pins.
         crds.append(yaml.safe_load(provisioning_request_tool().fetch().read_text()))
-        # NVIDIA's ComputeDomain (A4X's IMEX channel; constructs/device_claims.py), pinned in the
-        # repository because the Go module proxy does not serve the driver's module.
-        pinned = sorted((REPO / "tools" / "pinned-crds").rglob("*.yaml"))
-        crds += [yaml.safe_load(path.read_text()) for path in pinned]
         for config in yaml.safe_load_all((home / "extras" / "manifests.yaml").read_text()):
             if not config:
                 continue
@@ -670,8 +666,11 @@ class ControlPlane:
     def _install_crds(self) -> None:
         # Server-side apply: the RayCluster CRD is larger than the 256 KiB
         # last-applied-configuration annotation that client-side apply would write.
-        self.kubectl("apply", "--server-side", "--field-manager=controlplane-test", "-f", str(self.crd_dir))
-        self.kubectl("wait", "--for=condition=Established", "--timeout=60s", "-f", str(self.crd_dir))
+        # With NVIDIA's ComputeDomain (A4X's IMEX channel; constructs/device_claims.py), pinned in
+        # the repository because the Go module proxy does not serve the driver's module.
+        for crds in (self.crd_dir, REPO / "tools" / "pinned-crds"):
+            self.kubectl("apply", "--server-side", "--field-manager=controlplane-test", "-R", "-f", str(crds))
+            self.kubectl("wait", "--for=condition=Established", "--timeout=60s", "-R", "-f", str(crds))
 
     def _start_operator(self) -> None:
         probe = f"{LOOPBACK}:{free_port()}"
