@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Delete, in reverse order, everything up.sh created: the GPU node pool, the cluster, the bucket
+# Delete, in reverse order, everything up.sh created: the GPU node pool, the cluster, A4X's workload
+# policy, the bucket
 # with everything in it and its IAM binding (unless KEEP_BUCKET=true), both VPCs with their subnets
 # and firewall rule. Says exactly what it will delete, then asks (--yes skips the question only).
 # Variables: PROJECT, REGION, ZONE, CLUSTER (required). KEEP_BUCKET (default: false): true keeps
@@ -24,6 +25,11 @@ if [[ $CLUSTER_MODE == standard ]]; then
 fi
 remove "cluster $CLUSTER" gcloud container clusters describe "$CLUSTER" "${location[@]}" -- \
   gcloud container clusters delete "$CLUSTER" "${location[@]}" --quiet
+if [[ -n $WORKLOAD_POLICY ]]; then  # only once no pool uses it
+  remove "workload policy $WORKLOAD_POLICY" gcloud compute resource-policies describe "$WORKLOAD_POLICY" \
+    --project="$PROJECT" --region="$REGION" -- \
+    gcloud compute resource-policies delete "$WORKLOAD_POLICY" --project="$PROJECT" --region="$REGION" --quiet
+fi
 
 # The identities' grants go with the cluster, also when the bucket stays.
 if exists gcloud storage buckets describe "gs://$BUCKET" --project="$PROJECT"; then

@@ -14,6 +14,7 @@ from .conftest import REPO
 from .scripts_harness import (
     FAKES,
     GOLDEN_PROFILES,
+    GOLDEN_SETUP,
     GOLDENS,
     calls,
     mutating,
@@ -99,13 +100,21 @@ def test_the_token_never_shows(tmp_path, via_stdin):
 def test_down_removes_everything_up_created(tmp_path):
     import json
 
-    for profile in ("h200-standard", "b200-autopilot"):
-        env = script_env(tmp_path / profile / "state", tmp_path / profile / "data", PROFILE=profile)
-        assert run_script("up.sh", env).returncode == 0
+    # a4x-standard: DRANET (no VPCs of ours) and the workload policy; its reservation stays (the user's).
+    for profile in ("h200-standard", "b200-autopilot", "a4x-standard"):
+        extra, existing = GOLDEN_SETUP.get(profile, ({}, []))
+        state_dir = tmp_path / profile / "state"
+        state_dir.mkdir(parents=True)
+        (state_dir / "state.json").write_text(
+            json.dumps({"resources": existing, "iam": [], "objects": [], "mutations": 0})
+        )
+        env = script_env(state_dir, tmp_path / profile / "data", PROFILE=profile, **extra)
+        up = run_script("up.sh", env)
+        assert up.returncode == 0, up.stderr
         done = run_script("down.sh", env, "--yes")
         assert done.returncode == 0, done.stderr
-        state = json.loads((tmp_path / profile / "state" / "state.json").read_text())
-        assert state["resources"] == [] and state["iam"] == []
+        state = json.loads((state_dir / "state.json").read_text())
+        assert state["resources"] == existing and state["iam"] == []
 
 
 def test_down_asks_first(tmp_path):
