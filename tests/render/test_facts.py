@@ -6,8 +6,9 @@ import re
 
 import yaml
 
+from verl_grpo.render.chart import scalar_text
 from verl_grpo.render.facts import LOOKUP, Facts, with_lookup
-from verl_grpo.render.templates import Action, Dimension, Variants, combos, merge, render_tree
+from verl_grpo.render.templates import Action, Dimension, Variants, combos, condition, merge, render_tree
 from verl_grpo.values.machines import GpuProfile, gpu_profiles
 
 from ..conftest import REPO
@@ -114,3 +115,29 @@ def test_the_chart_tells_machines_of_one_shape_apart_by_lookups_only() -> None:
     assert guards, "A4X's extra objects and fields are guarded"
     for name, named in guards:
         assert all(cls <= named or not cls & named for cls in by_shape.values()), (name, named)
+
+
+def test_machines_of_one_shape_share_a_branch_and_look_their_value_up() -> None:
+    """Three machines: one holds a mapping where the other two hold strings that differ."""
+    gpu3 = Dimension("gpu.type", ("a", "b", "c"))
+    dims = [gpu3, MODE, CAPACITY]
+    facts = Facts(dims)
+    trees = {c: {"k": {"x": 1} if c[0] == "a" else f"v-{c[0]}"} for c in combos(dims)}
+    merged = merge(trees, dims, facts)
+    assert merged == {"k": Variants(((f"{gpu3.test('a')}", {"x": 1}), (None, Action("{{ $facts.k }}"))))}
+    assert {g for (g, _), v in facts.table["k"].items()} == {"b", "c"}
+
+
+def test_a_group_is_a_box_less_a_hole() -> None:
+    """B200 except autopilot on spot: one test for the box, one negated for the hole."""
+    group = {c for c in combos(DIMS) if c[0] == "b200" and not (c[1] == "autopilot" and c[2] == "spot")}
+    assert condition(group, DIMS) == (
+        '(and (eq .Values.gpu.type "b200") (not (and (eq .Values.cluster.mode "autopilot") '
+        '(eq .Values.cluster.capacity "spot"))))'
+    )
+
+
+def test_a_scalar_that_differs_in_whole_lines_is_an_if_chain() -> None:
+    chain = Variants((('(eq .Values.gpu.type "a")', Action("{{ x }}")), (None, Action("{{ y }}"))))
+    assert scalar_text(chain) == '{{- if (eq .Values.gpu.type "a") }}{{ x }}{{- else }}{{ y }}{{- end }}'
+    assert scalar_text(Variants(((None, {"k": 1}),))) is None

@@ -181,7 +181,7 @@ def ranged_by_machine(
     counts = {c: sum(c in p for p in present) for c in present[0]}
     per_machine: dict[tuple[Any, ...], set[int]] = {}
     for combo, count in counts.items():
-        per_machine.setdefault(facts._key(combo), set()).add(count)
+        per_machine.setdefault(facts.key(combo), set()).add(count)
     if any(len(found) > 1 for found in per_machine.values()):
         return None  # the count moves with more than the machine
     guard = bodies[keys[0]].split("\n", 1)[0]
@@ -190,7 +190,7 @@ def ranged_by_machine(
     same_guard = [guard + "\n" + bodies[k].split("\n", 1)[1] for k in keys]
     if (one := ranged(same_guard)) is None:
         return None
-    name = facts._add(counts, base.rsplit("-", 1)[-1] + "Count")
+    name = facts.add(counts, base.rsplit("-", 1)[-1] + "Count")
     return with_lookup(one.replace(f"until {len(keys)} }}}}", f"until (int $facts.{name}) }}}}", 1))
 
 

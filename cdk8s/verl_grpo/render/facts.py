@@ -43,7 +43,7 @@ class Facts:
         with anything but the fact keys or is not a scalar (then it stays a guarded block)."""
         per_fact: dict[tuple[Any, ...], Any] = {}
         for combo, value in trees.items():
-            if repr(per_fact.setdefault(self._key(combo), value)) != repr(value):
+            if repr(per_fact.setdefault(self.key(combo), value)) != repr(value):
                 return None
         values = list(trees.values())
         if all(isinstance(v, Action) for v in values):
@@ -52,10 +52,10 @@ class Facts:
                 self.table = saved  # facts added for a literal before another failed are not read
             return found
         if all(_plain(v) for v in values):
-            return Action(f"{{{{ $facts.{self._add(trees, _name(path))} }}}}")
+            return Action(f"{{{{ $facts.{self.add(trees, _name(path))} }}}}")
         if all(isinstance(v, str) and QUOTABLE.match(v) for v in values):
             # a string YAML would read as a number ('8'): the table keeps it quoted, so does `quote`
-            return Action(f"{{{{ $facts.{self._add(trees, _name(path))} | quote }}}}")
+            return Action(f"{{{{ $facts.{self.add(trees, _name(path))} | quote }}}}")
         return None
 
     def _in_action(self, trees: dict[Combo, Action], path: tuple[Any, ...]) -> Action | None:
@@ -77,7 +77,7 @@ class Facts:
                     return None
             else:
                 name = _camel(defaulted.group(1).split(".")[-2:]) if defaulted else _name(path)
-                replacement = f"$facts.{self._add(texts, name)}"
+                replacement = f"$facts.{self.add(texts, name)}"
             out[at] = replacement
         return Action("".join(out))
 
@@ -93,7 +93,7 @@ class Facts:
             middles = {c: v[lo : len(v) - hi] for c, v in texts.items()}
             if any("\n" in m for m in middles.values()):
                 return None
-            lookup = read(middles) if read else f"$facts.{self._add(middles, _name(path, values[0][:lo]))}"
+            lookup = read(middles) if read else f"$facts.{self.add(middles, _name(path, values[0][:lo]))}"
             if lookup:
                 prefix, suffix = values[0][:lo], values[0][len(values[0]) - hi :]
                 items = [json.dumps(prefix, ensure_ascii=False)] if prefix else []
@@ -109,11 +109,11 @@ class Facts:
                 return f".Values.{self.dims[i].key}"
         return None
 
-    def _key(self, combo: Combo) -> tuple[Any, ...]:
+    def key(self, combo: Combo) -> tuple[Any, ...]:
         return tuple(combo[i] for i in self.index)
 
-    def _add(self, values: dict[Combo, Any], name: str) -> str:
-        rows = {self._key(c): v for c, v in values.items()}
+    def add(self, values: dict[Combo, Any], name: str) -> str:
+        rows = {self.key(c): v for c, v in values.items()}
         for known, existing in self.table.items():
             if existing == rows:
                 return known
