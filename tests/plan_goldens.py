@@ -7,7 +7,7 @@ import json
 from .conftest import REPO
 
 GOLDENS = REPO / "tests" / "goldens" / "plan"
-PROFILES = ["b200-standard", "h200-standard"]
+PROFILES = ["b200-standard", "h200-standard", "a4x-standard"]
 PRICE = "10"
 
 

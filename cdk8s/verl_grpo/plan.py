@@ -129,6 +129,7 @@ def make_plan(
             "mode": v.cluster.mode,
             "capacity": v.cluster.capacity,
             "scheduling": scheduling(v),
+            "rdma": rdma(spec),
             "max_run_hours": max_hours,
         },
         pods,
@@ -193,6 +194,18 @@ def security(spec: DeploySpec) -> dict[str, Any]:
             "rdma_installer": rdma_installer(v.cluster.mode, spec.gpu.arch),
         },
     }
+
+
+def rdma(spec: DeploySpec) -> str:
+    """How each worker gets its node's RDMA NICs (network.rdma), and A4X's IMEX channel."""
+    nics = spec.gpu.rdma_nics
+    if spec.values.network.rdma == "dranet":
+        how = f"GKE managed DRANET: each worker claims all {nics} RDMA NICs of its node (ResourceClaim)"
+    else:
+        how = f"multi-networking: {nics} RDMA NICs and the gVNIC as pod interfaces (Network objects)"
+    if spec.gpu.imex:
+        how += "; an IMEX channel of the run's ComputeDomain (NVIDIA DRA driver) for multi-node NVLink"
+    return how
 
 
 def arch_problems(spec: DeploySpec) -> list[Problem]:
@@ -368,6 +381,7 @@ def render_text(plan: Plan, width: int = 100) -> str:
     )
     limit = "" if g["max_run_hours"] is None else f" A flex-start VM runs at most {g['max_run_hours']:g} h."
     console.print(f"Scheduling: {g['scheduling']}.{limit}", soft_wrap=True)
+    console.print(f"RDMA: {g['rdma']}.", soft_wrap=True)
     pods = Table(
         "pod", "node", "cpu", "memory", "ephemeral", "node allocatable", title="Requests, sidecars included"
     )
