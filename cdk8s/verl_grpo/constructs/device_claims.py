@@ -60,11 +60,15 @@ class DeviceClaims(ManifestConstruct):
             )
             self.claims.append(("rdma", template))
         if spec.gpu.imex:
-            channel = f"{release}-imex-channel"
+            # The ComputeDomain's spec is immutable (CRD rule `self == oldSelf`, which the API
+            # server enforced on a helm upgrade that changed worker.replicas): its name carries a
+            # digest of the spec, so a new size is a new domain, as a new bucket is a new PV pair.
+            domain = f"{release}-imex-{spec.ops.leaves_digest(spec.values.worker.replicas)}"
+            channel = f"{domain}-channel"
             self.add_object(
                 "imex",
                 kind="ComputeDomain",
-                name=f"{release}-imex",
+                name=domain,
                 body={
                     "spec": {
                         "numNodes": spec.values.worker.replicas,

@@ -224,13 +224,13 @@ workerGroupSpecs:
       {{- if (and (eq .Values.gpu.type "a4x") (eq .Values.network.rdma "multi-network")) }}
       resourceClaims:
       - name: imex-channel
-        resourceClaimTemplateName: {{ list .Release.Name "-imex-channel" | join "" | toJson }}
+        resourceClaimTemplateName: {{ list .Release.Name "-imex-" (list .Values.worker.replicas | toJson | sha256sum | trunc 8) "-channel" | join "" | toJson }}
       {{- else if (and (eq .Values.gpu.type "a4x") (eq .Values.network.rdma "dranet")) }}
       resourceClaims:
       - name: rdma
         resourceClaimTemplateName: {{ list .Release.Name "-rdma" | join "" | toJson }}
       - name: imex-channel
-        resourceClaimTemplateName: {{ list .Release.Name "-imex-channel" | join "" | toJson }}
+        resourceClaimTemplateName: {{ list .Release.Name "-imex-" (list .Values.worker.replicas | toJson | sha256sum | trunc 8) "-channel" | join "" | toJson }}
       {{- else if (and (eq .Values.gpu.type "b200" "h200") (eq .Values.network.rdma "dranet")) }}
       resourceClaims:
       - name: rdma
