@@ -125,13 +125,18 @@ def normalized(recorded: list[dict], data: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def already_there(state: Path, resources: list[str]) -> None:
+    """The fake cloud starts with these resources ("compute reservations r1"), as the user made them."""
+    state.mkdir(parents=True, exist_ok=True)
+    fresh = {"resources": resources, "iam": [], "objects": [], "mutations": 0}  # fakecloud's shape
+    (state / "state.json").write_text(json.dumps(fresh))
+
+
 def recorded_up(profile: str, workdir: Path) -> str:
     state, data = workdir / "state", workdir / "data"
     env, existing = GOLDEN_SETUP.get(profile, ({}, []))
     if existing:
-        state.mkdir(parents=True, exist_ok=True)
-        resources = {"resources": existing, "iam": [], "objects": [], "mutations": 0}
-        (state / "state.json").write_text(json.dumps(resources))
+        already_there(state, existing)
     done = run_script("up.sh", script_env(state, data, PROFILE=profile, **env))
     assert done.returncode == 0, done.stderr
     return normalized(calls(state), data)

@@ -16,6 +16,7 @@ from .scripts_harness import (
     GOLDEN_PROFILES,
     GOLDEN_SETUP,
     GOLDENS,
+    already_there,
     calls,
     mutating,
     recorded_up,
@@ -64,7 +65,6 @@ def test_a_failed_run_resumes_where_it_stopped(tmp_path, fail_at):
     env.pop("FAKE_FAIL_AT")
     done = run_script("up.sh", env)
     assert done.returncode == 0, done.stderr
-    import json
 
     def resources(state):
         s = json.loads((state / "state.json").read_text())
@@ -98,16 +98,12 @@ def test_the_token_never_shows(tmp_path, via_stdin):
 
 
 def test_down_removes_everything_up_created(tmp_path):
-    import json
 
     # a4x-standard: DRANET (no VPCs of ours) and the workload policy; its reservation stays (the user's).
     for profile in ("h200-standard", "b200-autopilot", "a4x-standard"):
         extra, existing = GOLDEN_SETUP.get(profile, ({}, []))
         state_dir = tmp_path / profile / "state"
-        state_dir.mkdir(parents=True)
-        (state_dir / "state.json").write_text(
-            json.dumps({"resources": existing, "iam": [], "objects": [], "mutations": 0})
-        )
+        already_there(state_dir, existing)
         env = script_env(state_dir, tmp_path / profile / "data", PROFILE=profile, **extra)
         up = run_script("up.sh", env)
         assert up.returncode == 0, up.stderr
@@ -173,10 +169,7 @@ def test_workers_that_fit_no_sub_block_are_found_before_creating(tmp_path):
     """Kueue requires the 2 workers in one sub-block; the reservation's healthy sub-blocks have 1
     free host each: refused before anything is created, naming what is free."""
     state = tmp_path / "state"
-    state.mkdir()
-    (state / "state.json").write_text(
-        json.dumps({"resources": ["compute reservations r1"], "iam": [], "objects": [], "mutations": 0})
-    )
+    already_there(state, ["compute reservations r1"])
     env = script_env(state, tmp_path / "data", FAKE_SUB_BLOCKS="b1/s0/18/17 b2/s0/4/3")
     done = run_script("30-gpu-pool.sh", env, *SUB_BLOCK_RUN)
     assert done.returncode == 1, done.stderr
@@ -234,7 +227,6 @@ def test_gke_version_defaults_to_the_channels_newest(tmp_path):
 
 
 def applied_objects(state) -> dict:
-    import json
 
     return json.loads((state / "state.json").read_text()).get("applied", {})
 

@@ -57,10 +57,11 @@ DECOY = "dra-a4x-no-dranet"  # an A4X node of a pool made without DRANET
 def a4x_node(name: str, dranet: bool) -> dict[str, Any]:
     """GKE's A4X node: arm64, tainted as Arm (prepare-arm-workloads-for-deployment) and as a GPU node."""
     body = gpu_node(name, gpu_profiles()["a4x"], autopilot=False)
-    body["metadata"]["labels"] |= {"kubernetes.io/arch": "arm64", "cloud.google.com/gke-spot": None}
-    body["metadata"]["labels"] = {k: v for k, v in body["metadata"]["labels"].items() if v is not None}
+    labels = body["metadata"]["labels"]
+    labels["kubernetes.io/arch"] = "arm64"
+    del labels["cloud.google.com/gke-spot"]  # a reservation's node, not a Spot one
     if dranet:
-        body["metadata"]["labels"][DRANET_LABEL] = "true"
+        labels[DRANET_LABEL] = "true"
     body["spec"]["taints"].append({"key": "kubernetes.io/arch", "value": "arm64", "effect": "NoSchedule"})
     return body
 
