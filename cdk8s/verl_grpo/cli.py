@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
+from types import FrameType
 
 from . import VERL_VERSION, __version__
 from .commands import VERBS
@@ -36,18 +38,58 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """argv None: the console script, whose scratch space (jsii's kernel) lives and dies with it."""
-    with own_tmpdir() if argv is None else nullcontext():
+    with own_tmpdir() if argv is None else nullcontext(), watch_interrupts(argv is None) as interrupted:
         try:
-            return _run(argv)
+            return _run(argv, interrupted)
         except KeyboardInterrupt:
-            print("verl-grpo: interrupted", file=sys.stderr)
-            return EXIT_INTERRUPTED
+            return _interrupted()
 
 
-def _run(argv: list[str] | None) -> int:
+def _interrupted() -> int:
+    """Our line is the last: after it, jsii's exit hook writes its goodbye into the dead node's
+    stdin (jsii/_kernel/providers/process.py `_NodeProcess.stop`, an atexit callback: a
+    BrokenPipeError traceback) and its stderr thread relays node's ECONNRESET; neither is the
+    user's business, so stderr goes to /dev/null for the rest of the exit."""
+    print("verl-grpo: interrupted", file=sys.stderr, flush=True)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stderr.fileno())
+    os.close(devnull)
+    return EXIT_INTERRUPTED
+
+
+@contextmanager
+def watch_interrupts(enabled: bool) -> Iterator[Callable[[], bool]]:
+    """Whether a SIGINT came, even where Python swallowed the KeyboardInterrupt it raised (the
+    console script only: an in-process caller keeps its own handler)."""
+    seen: list[int] = []
+    if not enabled:
+        yield lambda: False
+        return
+
+    def on_sigint(signum: int, frame: FrameType | None) -> None:
+        seen.append(signum)
+        sys.unraisablehook = lambda _: None  # the swallowed KeyboardInterrupt's "Exception ignored"
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield lambda: bool(seen)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _run(argv: list[str] | None, interrupted: Callable[[], bool]) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.run(args)
+        try:
+            return args.run(args)
+        except Exception:
+            # Ctrl-C reaches jsii's node kernel too: where Python swallowed the KeyboardInterrupt
+            # (one raised in a weakref callback or __del__ is only printed), the next jsii call
+            # meets a dead node and fails with a broken pipe. The cause was the interrupt.
+            if interrupted():
+                raise KeyboardInterrupt from None
+            raise
     except Problems as e:
         for p in e.problems:
             print(p.line(), file=sys.stderr)
