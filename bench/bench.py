@@ -29,6 +29,7 @@ ENV = {
     "PATH": f"{BIN}:{os.environ['PATH']}",
 }
 
+PROFILES = sum(1 for p in (REPO / "dist").iterdir() if p.is_dir())
 # A bucket name, as every deploying verb requires one (rule bucket-named).
 SYNTH = [str(BIN / "verl-grpo"), "synth", "-f", str(REPO / "tests" / "dist-bucket.yaml")]
 HELM_TEMPLATE = [
@@ -116,7 +117,7 @@ def measure(runs: int) -> None:
         cases = {
             "python -c 'import cdk8s'": [PY, "-c", "import cdk8s"],
             "bare cdk8s synth, 1 object (jsii floor)": [PY, "-c", BARE_CDK8S],
-            "verl-grpo synth (8 profiles -> dist/)": [*SYNTH, "-o", f"{tmp}/dist"],
+            f"verl-grpo synth ({PROFILES} profiles -> dist/)": [*SYNTH, "-o", f"{tmp}/dist"],
             "verl-grpo generate (main command)": [str(BIN / "verl-grpo"), "generate", "--root", tmp],
             "verl-grpo synth, 1 profile": [
                 *SYNTH,
@@ -202,7 +203,7 @@ def measure(runs: int) -> None:
             f"| {count} | {mid['seconds']:.3f} | {mid['seconds'] / count:.3f} | {mid['python_mb']:.0f} "
             f"| {mid['node_mb']:.0f} |"
         )
-    print("\nA RayCluster with N GPU worker groups (construct code, one chart), median of 3:\n")
+    print("\nA RayCluster with N worker groups (values workerGroups, one chart), median of 3:\n")
     print("| worker groups | median s | manifest bytes |")
     print("|---:|---:|---:|")
     for groups in (1, 8, 64):

@@ -34,13 +34,13 @@ from verl_grpo.render.overlays import overlay_files
 from verl_grpo.verl_check import training_problems
 lap("import verl_grpo")
 specs = {p.name: pipeline.load_spec(p.layer(), (), DIST_SETS) for p in shipped_profiles()}
-lap("values + rules, 8 profiles")
+lap(f"values + rules, {len(specs)} profiles")
 for spec in specs.values():
     training_problems(spec, pipeline.VERL_VERSION)
-lap("verl checks, 8 profiles")
+lap(f"verl checks, {len(specs)} profiles")
 from verl_grpo.app import render
 rendered = render(specs)
-lap("synthesis, 8 profiles (jsii)")
+lap(f"synthesis, {len(specs)} profiles (jsii)")
 problems = pipeline._invalid(rendered)
 lap("validation of the output")
 chart = chart_files()

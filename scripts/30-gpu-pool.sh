@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Step 3 (Standard): the GPU node pool.
-# Creates: node pool gpu-pool in ZONE with the gVNIC and RDMA networks attached (multi-network), or
-# with GKE managed DRANET (network.rdma dranet: gcloud beta, --accelerator-network-profile=auto and
-# the DRANET label), scaling from 0 to worker.replicas nodes. Autopilot: nothing (the pods' requests
-# make the nodes). Capacity from the values: cluster.capacity (spot, reservation with
+# Step 3 (Standard): the GPU node pools, one per worker group (workerGroups).
+# Creates: node pool gpu-pool (the first group's; gpu-pool-<group> for each further one) in ZONE
+# with the gVNIC and RDMA networks attached (multi-network), or with GKE managed DRANET
+# (network.rdma dranet: gcloud beta, --accelerator-network-profile=auto and the DRANET label),
+# scaling from 0 to the group's replicas. Autopilot: nothing (the pods' requests make the nodes).
+# Capacity from the values: the group's, else cluster.capacity (spot, reservation with
 # cluster.reservation, checked to exist, flex-start, on-demand).
 # Variables: PROJECT, REGION, ZONE, CLUSTER (required). CAPACITY, RESERVATION (optional; refused
 # unless they equal cluster.capacity and cluster.reservation).
@@ -12,10 +13,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 start_step "$@"
 check_cluster_name
 # Both modes consume the reservation by name (Autopilot through the workers' selectors).
-if [[ $CAPACITY == reservation ]]; then
+if [[ " $POOL_CAPACITIES " == *" reservation "* ]]; then
   exists gcloud compute reservations describe "$RESERVATION" --project="$PROJECT" --zone="$ZONE" ||
     die "reservation $RESERVATION (cluster.reservation) not found in $ZONE"
-  # SUB_BLOCK_NODES (from verl-grpo env): the workers must share one sub-block (queue.topology
+  # SUB_BLOCK_NODES (from verl-grpo env): a group's workers must share one sub-block (queue.topology
   # required at the sub-block level, or A4X's placement policy). GKE publishes no sub-block size
   # for A4 and A3 Ultra, so ask the reservation: each healthy sub-block's hosts (count) less those
   # in use (inUseCount), as xpk does (AI-Hypercomputer/xpk src/xpk/core/reservation.py@367c838;
@@ -35,7 +36,7 @@ if [[ $CAPACITY == reservation ]]; then
         --format='csv[no-heading](name,count,inUseCount)')
     done
     [[ -n $fits ]] || die "no healthy sub-block of reservation $RESERVATION has $SUB_BLOCK_NODES free" \
-      "hosts for the workers (free: ${free[*]:-none listed}); lower worker.replicas or use another reservation"
+      "hosts for a group's workers (free: ${free[*]:-none listed}); lower its replicas or use another reservation"
     log "sub-block $fits of reservation $RESERVATION holds the $SUB_BLOCK_NODES workers"
   fi
 fi
@@ -44,9 +45,10 @@ if [[ $CLUSTER_MODE == autopilot ]]; then
   log "Autopilot: GPU nodes come from the pods' requests; no node pool to create"
   exit 0
 fi
-# cluster.capacity decides the pool's flags and the workers' selectors (values/capacity.py), so a
-# pod never asks for a kind of node the pool does not make. The pool autoscales from 0.
-read -r -a capacity_flags <<<"$GPU_POOL_FLAGS"
+# The group's capacity decides its pool's flags and its workers' selectors (values/capacity.py),
+# so a pod never asks for a kind of node its pool does not make. Each pool autoscales from 0.
+read -r -a pools <<<"$GPU_POOLS"
+mapfile -t pool_flags <<<"$GPU_POOL_FLAGS"
 
 # GKE's DRANET page creates the pool with `gcloud beta` (values/networks.py); its flags are in
 # GPU_POOL_FLAGS and it attaches no networks of ours.
@@ -71,9 +73,12 @@ if [[ -n $ACCELERATOR_TOPOLOGY ]]; then
   placement=(--placement-policy="$WORKLOAD_POLICY")
 fi
 
-ensure "node pool $GPU_NODE_POOL" gcloud container node-pools describe "$GPU_NODE_POOL" --cluster="$CLUSTER" \
-  --project="$PROJECT" --location="$REGION" -- \
-  "${create[@]}" "$GPU_NODE_POOL" --cluster="$CLUSTER" --project="$PROJECT" \
-  --location="$REGION" --node-locations="$ZONE" --machine-type="$MACHINE_TYPE" \
-  --accelerator="type=$ACCELERATOR,count=$GPUS_PER_NODE,gpu-driver-version=latest" \
-  "${capacity_flags[@]}" "${networks[@]}" "${placement[@]}"
+for i in "${!pools[@]}"; do
+  read -r -a capacity_flags <<<"${pool_flags[i]}"
+  ensure "node pool ${pools[i]}" gcloud container node-pools describe "${pools[i]}" --cluster="$CLUSTER" \
+    --project="$PROJECT" --location="$REGION" -- \
+    "${create[@]}" "${pools[i]}" --cluster="$CLUSTER" --project="$PROJECT" \
+    --location="$REGION" --node-locations="$ZONE" --machine-type="$MACHINE_TYPE" \
+    --accelerator="type=$ACCELERATOR,count=$GPUS_PER_NODE,gpu-driver-version=latest" \
+    "${capacity_flags[@]}" "${networks[@]}" "${placement[@]}"
+done

@@ -20,8 +20,10 @@ confirm "In project $PROJECT: delete cluster $CLUSTER, VPCs $GVNIC_VPC and $RDMA
 
 location=(--project="$PROJECT" --location="$REGION")
 if [[ $CLUSTER_MODE == standard ]]; then
-  remove "node pool $GPU_NODE_POOL" gcloud container node-pools describe "$GPU_NODE_POOL" --cluster="$CLUSTER" "${location[@]}" -- \
-    gcloud container node-pools delete "$GPU_NODE_POOL" --cluster="$CLUSTER" "${location[@]}" --quiet
+  for pool in $GPU_POOLS; do
+    remove "node pool $pool" gcloud container node-pools describe "$pool" --cluster="$CLUSTER" "${location[@]}" -- \
+      gcloud container node-pools delete "$pool" --cluster="$CLUSTER" "${location[@]}" --quiet
+  done
 fi
 remove "cluster $CLUSTER" gcloud container clusters describe "$CLUSTER" "${location[@]}" -- \
   gcloud container clusters delete "$CLUSTER" "${location[@]}" --quiet

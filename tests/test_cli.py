@@ -177,7 +177,8 @@ def slow(self, *a, **k):
     return real(self, *a, **k)
 Path.write_text = slow
 from verl_grpo.cli import main
-sys.exit(main(["synth", "-f", sys.argv[3], "-o", sys.argv[1], "--set", "worker.replicas=4"]))
+FOUR = "workerGroups[0].name=gpu-group,workerGroups[0].replicas=4"
+sys.exit(main(["synth", "-f", sys.argv[3], "-o", sys.argv[1], "--set", FOUR]))
 """
 
 
@@ -233,7 +234,7 @@ YAML_TEXT = st.one_of(
         )
     ),
     st.just(""),
-    st.just("worker:\n  replicas: 99999999999999999999999999\n"),
+    st.just("workerGroups:\n  - {name: a, replicas: 99999999999999999999999999}\n"),
 )
 
 
@@ -272,7 +273,7 @@ FUZZ_ARGUMENTS = settings(
         st.sampled_from(
             [
                 "--set",
-                "worker.replicas=x",
+                "workerGroups[0].replicas=x",
                 "a=b",
                 "=",
                 "--profile",

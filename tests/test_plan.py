@@ -39,7 +39,8 @@ def test_plan_warns_when_memory_does_not_fit(capsys, tmp_path):
 
     values = tmp_path / "v.yaml"
     values.write_text(
-        "training: {gpuMemoryUtilization: 0.6, refParamOffload: false}\nworker: {replicas: 1}\n"
+        "training: {gpuMemoryUtilization: 0.6, refParamOffload: false}\n"
+        "workerGroups: [{name: gpu-group, replicas: 1}]\n"
     )
     assert main(["plan", "--profile", "h200-standard", "-f", str(values), "-o", "json"]) == 0
     plan = json.loads(capsys.readouterr().out)
@@ -52,7 +53,9 @@ def test_plan_warns_when_memory_does_not_fit(capsys, tmp_path):
     assert warning["key"] == "training.gpuMemoryUtilization"
     assert "leaves 5.7 GB of the 141 GB of a h200, less than the 10% margin" in warning["message"]
     # verl forces CPU offload on the reference model (fsdp_workers.py): refParamOffload moves nothing.
-    values.write_text("training: {gpuMemoryUtilization: 0.6}\nworker: {replicas: 1}\n")
+    values.write_text(
+        "training: {gpuMemoryUtilization: 0.6}\nworkerGroups: [{name: gpu-group, replicas: 1}]\n"
+    )
     assert main(["plan", "--profile", "h200-standard", "-f", str(values), "-o", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["memory_per_gpu_gb"] == memory
 
@@ -98,7 +101,17 @@ def test_the_runs_hours_and_cost_follow_the_measured_step_time(capsys):
     run = json.loads(capsys.readouterr().out)["run"]
     assert run["model"] == "Qwen2.5-32B-Instruct" and run["step_seconds_assumed"] is False
     assert (run["hours"], run["gpu_hours"], run["cost"]) == (9.7, 154.7, round(58 * 600 / 3600 * 16 * 4, 2))
-    main(["plan", "--profile", "h200-standard", "--set", "worker.replicas=4", "--step-seconds", "600"])
+    main(
+        [
+            "plan",
+            "--profile",
+            "h200-standard",
+            "--set",
+            "workerGroups[0].name=gpu-group,workerGroups[0].replicas=4",
+            "--step-seconds",
+            "600",
+        ]
+    )
     assert "309.3 GPU-hours" in capsys.readouterr().out
 
 

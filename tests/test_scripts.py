@@ -181,6 +181,30 @@ def test_workers_that_fit_no_sub_block_are_found_before_creating(tmp_path):
     assert done.returncode == 0 and "sub-block b2/s0 of reservation r1 holds the 2 workers" in done.stderr
 
 
+def test_each_worker_group_gets_a_pool_of_its_capacity_and_a_rerun_creates_none(tmp_path):
+    """A reserved and a spot group: two pools, each with its capacity's flags and its group's size;
+    the reservation is checked because one group uses it; a second run finds both and creates none."""
+    state = tmp_path / "state"
+    already_there(state, ["compute reservations r1"])
+    env = script_env(state, tmp_path / "data")
+    groups = (
+        "cluster.capacity=reservation,cluster.reservation=r1,workerGroups[0].name=reserved,"
+        "workerGroups[0].replicas=3,workerGroups[1].name=spot,workerGroups[1].replicas=1,"
+        "workerGroups[1].capacity=spot"
+    )
+    done = run_script("30-gpu-pool.sh", env, "--set", groups)
+    assert done.returncode == 0, done.stderr
+    created = [c["args"] for c in mutating(calls(state))]
+    assert [args[args.index("create") + 1] for args in created] == ["gpu-pool", "gpu-pool-spot"]
+    reserved, spot = created
+    assert "--reservation=r1" in reserved and "--total-max-nodes=3" in reserved and "--spot" not in reserved
+    assert "--spot" in spot and "--total-max-nodes=1" in spot and "--reservation=r1" not in spot
+    assert any("reservations" in c["args"] and "describe" in c["args"] for c in calls(state))
+    before = len(mutating(calls(state)))
+    assert run_script("30-gpu-pool.sh", env, "--set", groups).returncode == 0
+    assert len(mutating(calls(state))) == before
+
+
 def test_settings_come_from_the_values(tmp_path):
     values = tmp_path / "v.yaml"
     values.write_text(

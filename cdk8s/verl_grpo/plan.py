@@ -17,6 +17,7 @@ from .values.node_fit import GPU_NODE_DAEMONSETS, Amounts, amounts, cpu_pool
 from .values.quantity import parse_quantity
 from .values.rules import cpu_pool_pods, pod_sidecars
 from .values.verl_placement import ray_cpus_per_gpu
+from .values.worker_groups import group_views, total_workers
 from .verl_check.steps import steps_per_epoch, total_steps
 
 BF16 = 2
@@ -55,7 +56,9 @@ def make_plan(
     step_seconds: float | None = None,
 ) -> Plan:
     v, gpu, d, t = spec.values, spec.gpu, spec.derived, spec.values.training
-    nodes, per_node = v.worker.replicas, gpu.gpus_per_node
+    nodes, per_node = total_workers(v), gpu.gpus_per_node
+    groups = group_views(v)
+    capacities = list(dict.fromkeys(g.values.cluster.capacity for g in groups))
     gpus = nodes * per_node
     pods = pod_rows(spec)
     per_gpu_cpus = ray_cpus_per_gpu(verl_version)
@@ -101,19 +104,18 @@ def make_plan(
         storage["bucket_peak_gb"] = round(
             storage["model_gb"] + per_checkpoint * (t.checkpoints_to_keep + 1), 1
         )
+    reserved = sum(g.replicas for g in groups if g.values.cluster.capacity == "reservation")
     cost = {
         "gpu_hour_price": gpu_hour_price,
         "per_hour": None if gpu_hour_price is None else round(gpus * gpu_hour_price, 2),
         # A reservation bills its GPUs whether nodes run or not; the other capacities only while
         # nodes exist, and the GPU pool scales to 0 without a run.
-        "idle_per_hour": None
-        if gpu_hour_price is None
-        else round((gpus if v.cluster.capacity == "reservation" else 0) * gpu_hour_price, 2),
+        "idle_per_hour": None if gpu_hour_price is None else round(reserved * per_node * gpu_hour_price, 2),
         "idle": "GPU pool autoscales to 0 when no run holds it (Standard; Autopilot makes nodes per pod): "
-        + CAPACITIES[v.cluster.capacity].idle_note,
+        + "; ".join(CAPACITIES[c].idle_note for c in capacities),
     }
     warnings = list(problems)
-    max_hours = FLEX_START_MAX_SECONDS / 3600 if v.cluster.capacity == "flex-start" else None
+    max_hours = FLEX_START_MAX_SECONDS / 3600 if "flex-start" in capacities else None
     if max_hours is not None and run["hours"] > max_hours:
         longer = f"the run's {run['hours']:g} h exceed the {max_hours:g} h a flex-start VM runs"
         warnings.append(Problem("warning", PLAN, "cluster.capacity", longer))
@@ -127,8 +129,17 @@ def make_plan(
             "nodes": nodes,
             "gpus_per_node": per_node,
             "mode": v.cluster.mode,
-            "capacity": v.cluster.capacity,
-            "scheduling": scheduling(v),
+            "capacity": " + ".join(capacities),
+            "groups": [
+                {
+                    "name": g.name,
+                    "replicas": g.replicas,
+                    "capacity": g.values.cluster.capacity,
+                    "pool": g.pool,
+                }
+                for g in groups
+            ],
+            "scheduling": scheduling(v, capacities),
             "rdma": rdma(spec),
             "max_run_hours": max_hours,
         },
@@ -226,13 +237,13 @@ def arch_problems(spec: DeploySpec) -> list[Problem]:
     return [Problem("warning", PLAN, "image.repository", text)]
 
 
-def scheduling(v: Values) -> str:
+def scheduling(v: Values, capacities: list[str]) -> str:
     """How the run gets its nodes: straight away, or queued in Kueue and placed by topology."""
     q = v.queue
     if not q.enabled:
         return "no queue: pods go to the scheduler as soon as they exist"
     how = f"Kueue LocalQueue {q.local_queue!r}: the run starts when Kueue admits it"
-    if v.cluster.capacity == "flex-start":
+    if "flex-start" in capacities:
         how += ", its GPU nodes requested all at once (ProvisioningRequest, queued provisioning)"
     if q.topology.mode != "none":
         how += f"; workers {q.topology.mode} within one {q.topology.level}"
@@ -251,7 +262,7 @@ MEMORY_KEYS = {
     "checkpointing": "training.gradientCheckpointing",
     "offload": "training.extraArgs",
     "vllm": "training.gpuMemoryUtilization",
-    "gpus": "worker.replicas",
+    "gpus": "workerGroups",
 }
 ACTOR, ROLLOUT, MODEL = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.model"
 
@@ -292,7 +303,7 @@ def memory_estimate(spec: DeploySpec, verl_version: str) -> gpu_memory.Estimate 
         )
         for role in (ROLLOUT, "actor_rollout_ref.ref")
     )
-    gpus = spec.values.worker.replicas * spec.gpu.gpus_per_node
+    gpus = total_workers(spec.values) * spec.gpu.gpus_per_node
     return gpu_memory.estimate(
         gpu_memory.Run(
             billions=billions,
@@ -350,14 +361,14 @@ def memory_problems(spec: DeploySpec, est: gpu_memory.Estimate | None) -> list[P
         )
     lever = gpu_memory.lever(est)
     if lever is None:
-        return [Problem("warning", PLAN, "worker.replicas", text)]
+        return [Problem("warning", PLAN, "workerGroups", text)]
     what = {
         "training.ppoMicroBatchSizePerGpu": f"lower it (now {t.ppo_micro_batch_size_per_gpu})",
         "training.logProbMicroBatchSizePerGpu": f"lower it (now {t.log_prob_micro_batch_size_per_gpu})",
         "training.gradientCheckpointing": "set it to true",
         "training.gpuMemoryUtilization": f"lower it (now {t.gpu_memory_utilization:g})",
         "training.extraArgs": "offload the actor outside its phases: add " + " and ".join(OFFLOAD_ARGS),
-        "worker.replicas": f"shard the actor over more GPUs (now {spec.values.worker.replicas} nodes)",
+        "workerGroups": f"shard the actor over more GPUs (now {total_workers(spec.values)} nodes)",
     }
     # A dynamic-batch token budget has no values key of its own: training.extraArgs (verl's key).
     key, _, verl_key = lever.key.partition(" ")
@@ -381,6 +392,11 @@ def render_text(plan: Plan, width: int = 100) -> str:
     )
     limit = "" if g["max_run_hours"] is None else f" A flex-start VM runs at most {g['max_run_hours']:g} h."
     console.print(f"Scheduling: {g['scheduling']}.{limit}", soft_wrap=True)
+    if len(g["groups"]) > 1:
+        groups = ", ".join(
+            f"{w['name']} {w['replicas']} x {w['capacity']} (pool {w['pool']})" for w in g["groups"]
+        )
+        console.print(f"Worker groups: {groups}.", soft_wrap=True)
     console.print(f"RDMA: {g['rdma']}.", soft_wrap=True)
     pods = Table(
         "pod", "node", "cpu", "memory", "ephemeral", "node allocatable", title="Requests, sidecars included"
@@ -496,6 +512,6 @@ def pod_rows(spec: DeploySpec) -> list[dict[str, Any]]:
         rows += [_row(p.name, node, p.needs, pool.allocatable) for p in cpu_pool_pods(spec)]
     gpu_node = Amounts(allocatable_cpu(gpu.vcpu), allocatable_memory_gib(gpu.memory_gb) * GIB, 0)
     worker = amounts(d.worker_cpu, d.worker_memory, v.worker.ephemeral_storage) + pod_sidecars(spec)
-    rows.append(_row(f"worker x{v.worker.replicas}", gpu.machine_type, worker, gpu_node))
+    rows.append(_row(f"worker x{total_workers(v)}", gpu.machine_type, worker, gpu_node))
     rows.append(_row("GKE DaemonSets (bound)", gpu.machine_type, GPU_NODE_DAEMONSETS, gpu_node))
     return rows

@@ -17,10 +17,10 @@ from .values.machines import GpuProfile
 from .values.model import SUB_BLOCK_LEVEL, Values
 from .values.networks import DRANET_POOL_FLAGS, nic_networks
 from .values.pins import VERL_COMMIT, rdma_installer
+from .values.worker_groups import GroupView, group_views
 
 # A /16 holds the gVNIC subnet and the RDMA subnets (8 at most) as /24s, in NIC order.
 DEFAULT_NETWORK_BASE = "10.100.0.0/16"
-GPU_NODE_POOL = "gpu-pool"
 
 
 def subnet_ranges(base: str, count: int) -> list[str]:
@@ -30,11 +30,14 @@ def subnet_ranges(base: str, count: int) -> list[str]:
     return [str(s) for _, s in zip(range(count), network.subnets(new_prefix=24), strict=False)]
 
 
-def one_sub_block(v: Values, gpu: GpuProfile) -> bool:
-    """A reservation's workers kept in one sub-block: by A4X's placement policy, or by Kueue."""
+def sub_block_groups(v: Values, gpu: GpuProfile, views: list[GroupView]) -> list[int]:
+    """The sizes of the groups a reservation keeps in one sub-block each: by A4X's placement
+    policy (one per pool), or by Kueue (one per pod set)."""
     q = v.queue
     required = q.enabled and q.topology.mode == "required" and q.topology.level == SUB_BLOCK_LEVEL
-    return v.cluster.capacity == "reservation" and (bool(gpu.accelerator_topology) or required)
+    if not (gpu.accelerator_topology or required):
+        return []
+    return [g.replicas for g in views if g.values.cluster.capacity == "reservation"]
 
 
 def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NETWORK_BASE) -> dict[str, str]:
@@ -42,6 +45,7 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
     nets = nic_networks(v.network.prefix, gpu.rdma_nics)
     dranet = v.network.rdma == "dranet"
     ranges = subnet_ranges(network_base, len(nets))
+    views = group_views(v)
     gke_floor = floor(v)
     return {
         "PROFILE": profile.name,
@@ -55,17 +59,24 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         "CLUSTER_MODE": v.cluster.mode,
         "CAPACITY": v.cluster.capacity,
         "RESERVATION": v.cluster.reservation,
-        # Workers that must share one sub-block of the reservation: 30-gpu-pool.sh asks the
-        # reservation for a healthy sub-block with that many free hosts before creating the pool.
-        "SUB_BLOCK_NODES": str(v.worker.replicas) if one_sub_block(v, gpu) else "",
+        # The workers of a group that must share one sub-block of the reservation: 30-gpu-pool.sh
+        # asks the reservation for a healthy sub-block with that many free hosts (the largest
+        # such group's) before creating the pools.
+        "SUB_BLOCK_NODES": str(max(sizes)) if (sizes := sub_block_groups(v, gpu, views)) else "",
         "VALUES_ZONE": v.cluster.zone,
-        # Capacity and autoscaling from 0 to the workers the run needs (values/capacity.py).
-        "GPU_POOL_FLAGS": " ".join(
-            [
-                *pool_flags(v, v.worker.replicas),
-                *(DRANET_POOL_FLAGS if dranet else ()),
-                *([f"--disk-type={gpu.boot_disk_type}"] if gpu.boot_disk_type else []),
-            ]
+        # A pool per worker group, each with its group's capacity and autoscaling from 0 to its
+        # replicas (values/capacity.py, values/worker_groups.py): names, and flags one line each.
+        "GPU_POOLS": " ".join(view.pool for view in views),
+        "POOL_CAPACITIES": " ".join(view.values.cluster.capacity for view in views),
+        "GPU_POOL_FLAGS": "\n".join(
+            " ".join(
+                [
+                    *pool_flags(view.values, view.replicas),
+                    *(DRANET_POOL_FLAGS if dranet else ()),
+                    *([f"--disk-type={gpu.boot_disk_type}"] if gpu.boot_disk_type else []),
+                ]
+            )
+            for view in views
         ),
         # multi-network: VPCs, pool networks and Network objects; dranet: none (values/networks.py).
         "RDMA_MODE": v.network.rdma,
@@ -73,7 +84,6 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         "CPU_NODE_POOL": v.cluster.cpu_node_pool,
         "CPU_NODE_COUNT": str(v.cluster.cpu_node_count),
         "CPU_DISK_SIZE_GB": str(v.cluster.cpu_disk_size_gb),
-        "GPU_NODE_POOL": GPU_NODE_POOL,
         # A4X: the pool sits in one NVLink domain through a workload policy (data/gpus/a4x.yaml).
         "ACCELERATOR_TOPOLOGY": gpu.accelerator_topology,
         "WORKLOAD_POLICY": f"{v.network.prefix}-{gpu.name}-{gpu.accelerator_topology}"

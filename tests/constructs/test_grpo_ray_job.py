@@ -41,7 +41,7 @@ def test_entrypoint_carries_training_values(tmp_path):
     r = render_one(
         "training.extraArgs={trainer.val_before_train=false}",
         "training.logger={console,wandb}",
-        "worker.replicas=4",
+        "workerGroups[0].name=gpu-group,workerGroups[0].replicas=4",
         "run.name=exp-7",
         files=[values],
     )
@@ -66,7 +66,12 @@ def test_the_ray_job_name_follows_its_spec_only():
 
     base = name()
     assert re.fullmatch(r"verl-grpo-001-[0-9a-f]{8}", base)
-    for change in ("training.totalEpochs=3", "worker.replicas=4", "image.tag=v2", "job.backoffLimit=2"):
+    for change in (
+        "training.totalEpochs=3",
+        "workerGroups[0].name=gpu-group,workerGroups[0].replicas=4",
+        "image.tag=v2",
+        "job.backoffLimit=2",
+    ):
         assert name(change) != base, change
     # Values that do not reach the RayJob's spec keep the run.
     for same in ("cluster.cpuNodeCount=3", "dataPrep.backoffLimit=5", "network.createObjects=true"):

@@ -71,7 +71,7 @@ UPGRADE_WORKERS = 4
 UPGRADE_LR = 2e-6
 UPGRADE_ARGS = (
     "--set",
-    f"worker.replicas={UPGRADE_WORKERS}",
+    f"workerGroups[0].name=gpu-group,workerGroups[0].replicas={UPGRADE_WORKERS}",
     "--set-json",
     f"training.learningRate={UPGRADE_LR}",
     "--set",
@@ -572,7 +572,15 @@ def test_two_releases_in_two_namespaces_in_any_order(
         pvs = {ns: release_pvs(cp, ns, "verl") for ns in users}
         assert all(len(names) == 2 for names in pvs.values()), pvs
         helm.ok(
-            "upgrade", "verl", str(CHART), "-f", users["team-b"], "-n", "team-b", "--set", "worker.replicas=4"
+            "upgrade",
+            "verl",
+            str(CHART),
+            "-f",
+            users["team-b"],
+            "-n",
+            "team-b",
+            "--set",
+            "workerGroups[0].name=gpu-group,workerGroups[0].replicas=4",
         )
         helm.ok("uninstall", "verl", "-n", "team-a")  # the first one goes first
         # Helm returns once it asked; a bound PV goes when the PV-protection finalizer lets it.

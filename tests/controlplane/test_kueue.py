@@ -95,19 +95,23 @@ def ray_job(folder: Path) -> dict[str, Any]:
     return yaml.safe_load(path.read_text())
 
 
+def apply_and_admit(cp: ControlPlane, folder: Path, what: str) -> tuple[str, dict[str, Any]]:
+    """`kubectl apply -k` the rendered run; its RayJob's name and Workload once Kueue admits it."""
+    cp.kubectl("apply", "-k", str(folder))
+    name = ray_job(folder)["metadata"]["name"]
+    admitted = wait_for(
+        f"the Workload of {what} admitted",
+        lambda: (w := workload_of(cp, name)) and condition(w, "Admitted").get("status") == "True" and w,
+        timeout=120,
+    )
+    return name, admitted
+
+
 def test_a_queued_run_is_admitted_within_one_subblock_and_a_second_waits_for_quota(kueue, tmp_path):
     cp = kueue
     subblock_of = create_nodes(cp, ["sb2", "sb1", "sb1"])
     asked = (*QUEUED, "--set", "queue.topology.mode=required")
-    first = synth(tmp_path / "a", "h200-standard", *asked)
-    cp.kubectl("apply", "-k", str(first))
-    name = ray_job(first)["metadata"]["name"]
-
-    admitted = wait_for(
-        "the Workload of the RayJob admitted",
-        lambda: (w := workload_of(cp, name)) and condition(w, "Admitted").get("status") == "True" and w,
-        timeout=120,
-    )
+    name, admitted = apply_and_admit(cp, synth(tmp_path / "a", "h200-standard", *asked), "the RayJob")
     assignments = {p["name"]: p for p in admitted["status"]["admission"]["podSetAssignments"]}
     workers = next(p for n, p in assignments.items() if n not in ("head", "submitter"))
     assert workers["flavors"]["nvidia.com/gpu"] == "verl-gpu-gpu"
@@ -152,3 +156,32 @@ def test_kueue_refuses_what_the_kit_refuses(kueue, tmp_path):
     job["spec"].pop("ttlSecondsAfterFinished", None)
     with pytest.raises(ControlPlaneError, match="shutdownAfterJobFinishes"):
         kueue.kubectl("create", "-f", "-", stdin=json.dumps(job))
+
+
+def test_a_run_of_two_worker_groups_is_admitted_as_one_gang(kueue, tmp_path):
+    """workerGroups: Kueue makes a pod set of each group and admits the RayJob only with quota for
+    all of them, both on the GPU flavor; topology-aware placement puts each group on a node of its
+    own pool (the pool selector the kit adds with several groups)."""
+    cp = kueue
+    cp.kubectl("delete", "rayjob", "--all", "-n", "default", "--wait=true")  # the quota is ours
+    h200 = gpu_profiles()["h200"]
+    nodes = {"grp-0": "gpu-pool", "grp-1": "gpu-pool-second"}
+    bodies = []
+    for i, (node, pool) in enumerate(nodes.items()):
+        body = ready(gpu_node(node, h200, autopilot=False), {BLOCK: "b2", SUBBLOCK: f"sb{i + 5}", HOST: node})
+        body["metadata"]["labels"]["cloud.google.com/gke-nodepool"] = pool
+        bodies.append(body)
+    cp.kubectl("create", "-f", "-", stdin="\n---\n".join(json.dumps(b) for b in bodies))
+    groups = (
+        "workerGroups[0].name=first,workerGroups[0].replicas=1,"
+        "workerGroups[1].name=second,workerGroups[1].replicas=1"
+    )
+    asked = (*QUEUED, "--set", "queue.topology.mode=required", "--set", groups, "--set", "run.name=grpo-004")
+    _, admitted = apply_and_admit(cp, synth(tmp_path / "g", "h200-standard", *asked), "the two-group RayJob")
+    sets = {p["name"]: p for p in admitted["spec"]["podSets"]}
+    assert {"first", "second"} <= set(sets) and all(sets[g]["count"] == 1 for g in ("first", "second"))
+    assignments = {p["name"]: p for p in admitted["status"]["admission"]["podSetAssignments"]}
+    for group, node in (("first", None), ("second", "grp-1")):
+        assert assignments[group]["flavors"]["nvidia.com/gpu"] == "verl-gpu-gpu", assignments[group]
+        hosts = {d.get("kubernetes.io/hostname") for d in domains(assignments[group]["topologyAssignment"])}
+        assert node is None or hosts == {node}, assignments[group]["topologyAssignment"]

@@ -67,7 +67,7 @@ OWNER = "verl-grpo.test/owner"
 # The chart's Standard defaults (charts/verl-grpo/values.yaml cluster.*): the CPU pool's machine,
 # node count and boot disk; the head, the data-prep Job (and a RayJob's submitter) share it.
 CPU_MACHINE, CPU_NODES, CPU_DISK_GB = "c2-standard-16", 2, 250
-GPU_NODES = 2  # the profiles' worker.replicas
+GPU_NODES = 2  # the profiles' workers (workerGroups)
 # GPU machines keep ephemeral storage on Local SSD (A3 Ultra and A4: 32 x 375 GB, ~12 TB);
 # the project has no formula for it, and the workers ask 1000Gi: a generous bound will do.
 GPU_EPHEMERAL = 10 * 2**40
@@ -342,6 +342,38 @@ def test_pods_bind_to_their_pools(
         assert cpu_pool_labels(autopilot).items() <= labels[name].items()
 
 
+def test_worker_groups_bind_to_their_own_pools(
+    control_plane: ControlPlane, lab: Callable[..., Cluster], tmp_path: Path
+) -> None:
+    """A reserved group and a spot group (workerGroups): each group's workers land on its own
+    pool's nodes (gpu-pool, gpu-pool-spot), never on the other's, though both pools' nodes would
+    take either pod were it not for the pool selector the kit adds when there are several groups."""
+    cp = control_plane
+    gpu, namespace = gpu_profiles()["h200"], "groups"
+    cluster = lab(namespace, gpu, autopilot=False)  # 2 GPU nodes of pool gpu-pool
+    spot_nodes = [f"{namespace}-{gpu.name}-spot-{i}" for i in range(2)]
+    cluster.gpu += spot_nodes  # deleted with the lab's
+    bodies = [gpu_node(n, gpu, autopilot=False) for n in spot_nodes]
+    for body in bodies:
+        body["metadata"]["labels"][NODEPOOL] = "gpu-pool-spot"
+    cp.kubectl("create", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List", "items": bodies}))
+    groups = (
+        "cluster.capacity=reservation,cluster.reservation=r1,workerGroups[0].name=reserved,"
+        "workerGroups[0].replicas=2,workerGroups[1].name=spot,workerGroups[1].replicas=2,"
+        "workerGroups[1].capacity=spot"
+    )
+    docs = render(tmp_path, "h200-standard-raycluster", namespace, groups)
+    create(cp, docs)
+
+    placed = wait_for("head, data prep and 4 workers bound", lambda: all_bound(cp, namespace, 6))
+    by_group: dict[str, list[str]] = {}
+    for pod in placed:
+        if group := pod["metadata"]["labels"].get("ray.io/group"):
+            by_group.setdefault(group, []).append(pod["spec"]["nodeName"])
+    assert sorted(by_group["reserved"]) == sorted(cluster.gpu[:2]), by_group
+    assert sorted(by_group["spot"]) == sorted(spot_nodes), by_group
+
+
 # --- the node-fit model, with sidecars and system pods stood in ----------------------------------
 
 
@@ -448,11 +480,19 @@ def message(pod: dict[str, Any]) -> str:
 def test_more_workers_than_gpu_nodes_wait_for_gpus(
     control_plane: ControlPlane, lab: Callable[..., Cluster], tmp_path: Path
 ) -> None:
-    """worker.replicas=4 (valid values: verl accepts 32 GPUs) on a GPU pool of 2 nodes."""
+    """Four workers (valid values: verl accepts 32 GPUs) on a GPU pool of 2 nodes."""
     cp = control_plane
     namespace = "pending-gpus"
     cluster = lab(namespace, gpu_profiles()["h200"], autopilot=False)
-    create(cp, render(tmp_path, "h200-standard-raycluster", namespace, "worker.replicas=4"))
+    create(
+        cp,
+        render(
+            tmp_path,
+            "h200-standard-raycluster",
+            namespace,
+            "workerGroups[0].name=gpu-group,workerGroups[0].replicas=4",
+        ),
+    )
 
     selector = "ray.io/node-type=worker"
     messages = wait_for("two workers Unschedulable", lambda: pending_reasons(cp, namespace, selector, 2))

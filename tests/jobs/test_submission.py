@@ -26,8 +26,10 @@ def test_submit_refuses_a_rayjob_profile_before_connecting() -> None:
 
 
 def test_submit_refuses_bad_values_like_synth() -> None:
-    done = cli("submit", "--set", "worker.replicas=0", "--address", "127.0.0.1:9")
-    assert done.returncode == 1 and "worker.replicas" in done.stderr and "cannot reach" not in done.stderr
+    done = cli(
+        "submit", "--set", "workerGroups[0].name=g,workerGroups[0].replicas=0", "--address", "127.0.0.1:9"
+    )
+    assert done.returncode == 1 and "workerGroups" in done.stderr and "cannot reach" not in done.stderr
 
 
 def test_runtime_env_goes_through_rays_own_checks() -> None:

@@ -60,7 +60,8 @@ def test_helm_lint_strict(values, helm):
     ("flag", "needle"),
     [
         ("worker.replica=3", "replica"),
-        ("worker.replicas=abc", "replicas"),
+        ("workerGroups[0].name=g,workerGroups[0].replicas=abc", "replicas"),
+        ("workerGroups[0].name=Bad_Name,workerGroups[0].replicas=1", "name"),
         ("gpu.type=gb300", "type"),
         ("cluster.mode=gke", "mode"),
         ("storage.bucket=gs://x", "bucket"),

@@ -64,7 +64,20 @@ EXTRA_ARG = st.builds(
 )
 
 
+# Worker groups: a few names (repeats are repaired), small sizes, any bounds and capacity.
+GROUP = st.fixed_dictionaries(
+    {"name": st.sampled_from(["gpu-group", "a", "spot-1"]), "replicas": st.integers(1, 4)},
+    optional={
+        "minReplicas": st.integers(0, 5),
+        "maxReplicas": st.integers(0, 5),
+        "capacity": st.sampled_from(["", "spot", "reservation", "flex-start", "on-demand"]),
+    },
+)
+
+
 def leaf(path: str, node: dict) -> st.SearchStrategy:
+    if path == "workerGroups":
+        return st.lists(GROUP, min_size=1, max_size=3)
     if path in PLAUSIBLE:
         return st.sampled_from(PLAUSIBLE[path])
     if path == "training.extraArgs":
@@ -99,9 +112,20 @@ def repair(values: dict) -> dict:
     # verl's batch arithmetic (verl-grpo check refuses the rest): the global batch divides over the
     # GPUs, the mini-batch fits the batch and splits into whole micro-batches per GPU.
     gpu = gpu_profiles()[values["gpu"]["type"]]
-    if gpu.sub_block_nodes:  # A4X: one NVLink domain per pool (sub-block-holds-workers)
-        values["worker"]["replicas"] = min(values["worker"]["replicas"], gpu.sub_block_nodes)
-    gpus = gpu.gpus_per_node * values["worker"]["replicas"]
+    groups, names = [dict(g) for g in values["workerGroups"]], set()
+    values["workerGroups"] = groups
+    for i, g in enumerate(groups):
+        g["name"] = g["name"] if g["name"] not in names else f"{g['name']}-{i}"  # group-names-unique
+        names.add(g["name"])
+        if gpu.sub_block_nodes:  # A4X: one NVLink domain per pool (sub-block-holds-workers)
+            g["replicas"] = min(g["replicas"], gpu.sub_block_nodes)
+        if g.get("minReplicas", 0) > g["replicas"]:  # group-replicas-in-bounds
+            g["minReplicas"] = g["replicas"]
+        if 0 < g.get("maxReplicas", 0) < g["replicas"]:
+            g["maxReplicas"] = g["replicas"]
+        if g.get("capacity", "") not in ("", *gpu.capacities) or values["queue"]["createObjects"]:
+            g["capacity"] = ""  # group-capacity-offered, queue-objects-one-capacity
+    gpus = gpu.gpus_per_node * sum(g["replicas"] for g in groups)
     # (and at most the GSM8K rows the data-prep Job writes: no epoch of 0 steps)
     t["trainBatchSize"] = gpus * max(1, min(t["trainBatchSize"] // gpus, GSM8K_TRAIN_ROWS // gpus))
     t["ppoMiniBatchSize"] = t["trainBatchSize"]
@@ -133,8 +157,9 @@ def repair(values: dict) -> dict:
     # Capacity and zone: what check demands of each mode and capacity.
     if c["mode"] == "autopilot" and not c["zone"]:
         c["zone"] = "europe-west4-b"
-    if (c["capacity"] == "reservation") != bool(c["reservation"]):
-        c["reservation"] = "res-a" if c["capacity"] == "reservation" else ""
+    capacities = {g.get("capacity") or c["capacity"] for g in groups}
+    if ("reservation" in capacities) != bool(c["reservation"]):
+        c["reservation"] = "res-a" if "reservation" in capacities else ""
     # Kueue: the queue's settings need the queue; a queued RayJob shuts its cluster down; the
     # quota holds the run; a flex-start VM lasts 7 days (the queue rules, values/cross_rules.py).
     q = values["queue"]
@@ -143,8 +168,16 @@ def repair(values: dict) -> dict:
     if q["enabled"] and not job["shutdownAfterJobFinishes"]:
         job["shutdownAfterJobFinishes"] = True
     q["gpuQuota"] = max(q["gpuQuota"], gpus)
-    if c["capacity"] == "flex-start":
+    if "flex-start" in capacities:
         job["activeDeadlineSeconds"] = min(job["activeDeadlineSeconds"], 7 * 24 * 3600)
+    # A required placement under one hostname holds one worker (topology-level-holds-workers).
+    if q["topology"]["mode"] == "required" and q["topology"]["level"] == "kubernetes.io/hostname":
+        q["topology"]["mode"] = "preferred"
+    # Ray token auth needs Ray 2.52 and KubeRay 1.6 (ray-auth-needs-ray, ray-auth-needs-kuberay).
+    if values["ray"]["auth"] == "token":
+        values["ray"]["version"] = "2.52.0"
+        if values["kuberay"]["version"].startswith(("1.4.", "1.5.")):
+            values["kuberay"]["version"] = "1.6.0"
     # SidecarMode exists from KubeRay 1.5 (values/kuberay.py); check refuses it for 1.4.
     if job["submissionMode"] == "SidecarMode" and values["kuberay"]["version"].startswith("1.4."):
         values["kuberay"]["version"] = "1.5.0"

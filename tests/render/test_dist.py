@@ -52,12 +52,12 @@ def test_every_profile_dir_is_a_kustomization_of_its_files(fresh):
 @pytest.mark.parametrize(
     "args",
     [
-        ["--set", "worker.replica=3"],
-        ["--set", "worker.replicas=-1"],
+        ["--set", "worker.cpus=3"],
+        ["--set", "workerGroups[0].name=g,workerGroups[0].replicas=-1"],
         ["--set", "gpu.type=gb300"],
         ["--set", "storage.bucket=gs://bucket"],
         ["--set", "run.name=Not_DNS"],
-        ["--set", "worker.replicas=two"],
+        ["--set", "workerGroups[0].name=g,workerGroups[0].replicas=two"],
         ["--profile", "b300-standard"],
         ["--release-name", "Verl"],
     ],
@@ -95,7 +95,7 @@ def test_without_renameat2_the_fallback_still_replaces(fresh, tmp_path, monkeypa
                 "--profile",
                 "h200-standard",
                 "--set",
-                "worker.replicas=4",
+                "workerGroups[0].name=gpu-group,workerGroups[0].replicas=4",
             ]
         )
         == 0

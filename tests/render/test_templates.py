@@ -26,11 +26,11 @@ DIMS = [GPU, MODE]
 def test_a_marker_becomes_a_template_action():
     table = MarkerTable()
     name = table.add(".Release.Name", "str")
-    count = table.add(".Values.worker.replicas", "json")
+    count = table.add(".Values.job.backoffLimit", "json")
     tree = to_tree({"name": f"{name}-data", "replicas": count, "plain": "x"}, table)
     assert tree == {
         "name": Action('{{ list .Release.Name "-data" | join "" | toJson }}'),
-        "replicas": Action("{{ .Values.worker.replicas | toJson }}"),
+        "replicas": Action("{{ .Values.job.backoffLimit | toJson }}"),
         "plain": "x",
     }
 

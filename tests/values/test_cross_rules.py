@@ -148,7 +148,20 @@ EDGES: dict[str, list] = {
         ["actor_rollout_ref.actor.use_dynamic_bsz=true"],
         ["trainer.val_before_train=false"],
     ],
-    "worker.replicas": [2, 1, 3],
+    "workerGroups": [
+        [{"name": "gpu-group", "replicas": 2}],
+        [{"name": "gpu-group", "replicas": 1}],
+        [{"name": "gpu-group", "replicas": 3}],
+        # several groups: capacities of their own, repeated names, replica bounds
+        [{"name": "a", "replicas": 2}, {"name": "b", "replicas": 1, "capacity": "spot"}],
+        [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1, "capacity": "reservation"}],
+        [{"name": "a", "replicas": 1, "capacity": "flex-start"}, {"name": "b", "replicas": 1}],
+        [{"name": "a", "replicas": 1}, {"name": "a", "replicas": 1}, {"name": "a", "replicas": 2}],
+        [{"name": "a", "replicas": 2, "minReplicas": 3}],
+        [{"name": "a", "replicas": 2, "maxReplicas": 1}],
+        [{"name": "a", "replicas": 2, "minReplicas": 1, "maxReplicas": 4}],
+        [{"name": "a", "replicas": 19, "capacity": "on-demand"}],
+    ],
     # around each GPU machine's edge (b200 and h200: 219 CPUs; 3597Gi and 2670Gi on Standard)
     "worker.cpu": ["", "23", "24", "219", "219.5", "220"],
     "worker.memory": ["", "2670Gi", "2671Gi", "3597Gi", "3600Gi"],
@@ -205,13 +218,32 @@ PAIRS = [
     },
     {"cluster.capacity": "flex-start", "job.activeDeadlineSeconds": 604801},
     {"worker.cpu": "23"},
-    {"gpu.type": "a4x", "cluster.capacity": "reservation", "cluster.reservation": "r", "worker.replicas": 19},
+    {
+        "gpu.type": "a4x",
+        "cluster.capacity": "reservation",
+        "cluster.reservation": "r",
+        "workerGroups": [{"name": "a", "replicas": 19}],
+    },
     {
         "gpu.type": "b200",
         "queue.enabled": True,
         "queue.topology.mode": "required",
-        "worker.replicas": 19,
+        "workerGroups": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 19}],
     },
+    {
+        "queue.enabled": True,
+        "queue.createObjects": True,
+        "workerGroups": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1, "capacity": "on-demand"}],
+    },
+    {"gpu.type": "a4x", "workerGroups": [{"name": "a", "replicas": 1, "capacity": "spot"}]},
+    {
+        "workerGroups": [
+            {"name": "a", "replicas": 1},
+            {"name": "b", "replicas": 2},
+            {"name": "a", "replicas": 1},
+        ]
+    },
+    {"cluster.reservation": "r", "workerGroups": [{"name": "a", "replicas": 1, "capacity": "reservation"}]},
     {"gpu.type": "a4x", "cluster.mode": "autopilot", "cluster.zone": "us-central1-b"},
     {"network.rdma": "dranet", "cluster.mode": "autopilot", "cluster.zone": "us-central1-b"},
     {"ray.auth": "token"},

@@ -24,13 +24,16 @@ CASES = [
     [("--set-json", "training.learningRate=0.00001")],
     [("--set", "worker.tolerations[1].key=x")],  # edits the -f file's list, keeps element 0
     [("--set", "worker.tolerations[3].key=y")],  # grows it with nulls, as Helm does
-    [("--set", "worker.replicas=007,worker.cpu=3")],
+    [("--set", "training.totalEpochs=007,worker.cpu=3")],
     [("--set", "storage.bucket=null")],  # deletes the default
     [("--set", r"run.name=a\,b")],
     [("--set", "training.extraArgs={x,y}")],
-    [("--set-string", "worker.replicas=4"), ("--set", "worker.replicas=5")],  # --set-string wins
-    [("--set", "worker.replicas=5"), ("--set-json", "worker.replicas=6")],  # --set wins over --set-json
-    [("--set-json", '{"worker":{"replicas":3,"cpu":"8"}}')],
+    [("--set-string", "training.totalEpochs=4"), ("--set", "training.totalEpochs=5")],  # --set-string wins
+    [
+        ("--set", "training.totalEpochs=5"),
+        ("--set-json", "training.totalEpochs=6"),
+    ],  # --set wins over --set-json
+    [("--set-json", '{"worker":{"cpu":"8"},"training":{"totalEpochs":3}}')],
     [("--set-literal", "run.name=a,b={c}")],
 ]
 
@@ -71,7 +74,7 @@ def test_set_file_reads_the_file_as_helm_does(values_chart, tmp_path):
 
 @pytest.mark.parametrize(
     ("flag", "expr"),
-    [("--set", "worker.tolerations[x].key=1"), ("--set", "worker"), ("--set-json", "worker.replicas={")],
+    [("--set", "worker.tolerations[x].key=1"), ("--set", "worker"), ("--set-json", "training.totalEpochs={")],
 )
 def test_a_string_helm_refuses_is_refused_with_helms_words(values_chart, flag, expr):
     done = run(tool("helm"), "template", "verl", str(values_chart), flag, expr)

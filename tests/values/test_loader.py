@@ -59,12 +59,12 @@ def test_schema_is_closed_everywhere():
 
 def test_merge_order_defaults_profile_files_then_set(tmp_path):
     f1, f2 = tmp_path / "a.yaml", tmp_path / "b.yaml"
-    f1.write_text("worker: {replicas: 3}\nstorage: {bucket: first-bucket}\n")
-    f2.write_text("worker: {replicas: 4}\n")
-    merged = merge_layers({"gpu": {"type": "h200"}}, [f1, f2], ["worker.replicas=5"])
+    f1.write_text("training: {totalEpochs: 3}\nstorage: {bucket: first-bucket}\n")
+    f2.write_text("training: {totalEpochs: 4}\n")
+    merged = merge_layers({"gpu": {"type": "h200"}}, [f1, f2], ["training.totalEpochs=5"])
     assert merged["gpu"]["type"] == "h200"
     assert merged["storage"]["bucket"] == "first-bucket"
-    assert merged["worker"]["replicas"] == 5
+    assert merged["training"]["totalEpochs"] == 5
     assert merged["worker"]["tolerations"][0]["key"] == "nvidia.com/gpu"  # untouched defaults survive
 
 
@@ -78,16 +78,17 @@ def test_lists_replace_and_null_deletes_as_in_helm():
     ("sets", "needle"),
     [
         (
-            ["worker.replica=3"],
-            "worker.replica: unknown key (did you mean 'replicas'?); allowed: replicas, cpu",
+            ["head.cpus=3"],
+            "head.cpus: unknown key (did you mean 'cpu'?); allowed: cpu, memory",
         ),
-        (["worker.replicas=abc"], "worker.replicas: 'abc' is not of type 'integer'"),
+        (["worker.replicas=4"], "worker.replicas: moved to workerGroups (a list of worker groups"),
+        (["training.totalEpochs=abc"], "training.totalEpochs: 'abc' is not of type 'integer'"),
         (
             ["training.learningRate=0.00001"],
             "training.learningRate: '0.00001' is not of type 'number' (Helm's --set reads decimals as text: "
             "use --set-json training.learningRate=0.00001)",
         ),
-        (["worker.replicas=-1"], "worker.replicas: -1 is less than the minimum of 1"),
+        (["training.totalEpochs=-1"], "training.totalEpochs: -1 is less than the minimum of 1"),
         (["training.checkpointsToKeep=1"], "training.checkpointsToKeep: 1 is less than the minimum of 2"),
         (["gpu.type=gb300"], "gpu.type: 'gb300' is not one of ['a4x', 'b200', 'h200']"),
         (["run.name=Run_1"], "run.name: 'Run_1' does not match"),

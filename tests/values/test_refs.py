@@ -9,7 +9,7 @@ from verl_grpo.values.refs import MarkerOps, MarkerTable, Ops, go_json, version_
 
 def test_a_marker_refuses_branching_comparing_and_arithmetic():
     table = MarkerTable()
-    replicas = table.add(".Values.worker.replicas", "json")
+    replicas = table.add(".Values.job.backoffLimit", "json")
     assert f"--nodes {replicas}" == "--nodes @@0@@"  # splicing is what markers are for
     for misuse in (
         lambda: bool(replicas),

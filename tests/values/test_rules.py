@@ -70,7 +70,7 @@ def test_cpu_pool_must_hold_head_data_prep_and_submitter():
 def test_capacity_inputs_are_checked():
     from verl_grpo.problems import Problems
 
-    with pytest.raises(Problems, match="cluster.reservation: required with cluster.capacity 'reservation'"):
+    with pytest.raises(Problems, match="cluster.reservation: required with capacity 'reservation'"):
         render_one("cluster.capacity=reservation")
     with pytest.raises(Problems, match="cluster.reservation: 'res-a' is only used with"):
         render_one("cluster.reservation=res-a")

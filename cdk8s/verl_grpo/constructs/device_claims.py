@@ -61,9 +61,10 @@ class DeviceClaims(ManifestConstruct):
             self.claims.append(("rdma", template))
         if spec.gpu.imex:
             # The ComputeDomain's spec is immutable (CRD rule `self == oldSelf`, which the API
-            # server enforced on a helm upgrade that changed worker.replicas): its name carries a
+            # server enforced on a helm upgrade that changed the workers): its name carries a
             # digest of the spec, so a new size is a new domain, as a new bucket is a new PV pair.
-            domain = f"{release}-imex-{spec.ops.leaves_digest(spec.values.worker.replicas)}"
+            nodes = spec.ops.total_workers(spec.values)
+            domain = f"{release}-imex-{spec.ops.leaves_digest(nodes)}"
             channel = f"{domain}-channel"
             self.add_object(
                 "imex",
@@ -71,7 +72,7 @@ class DeviceClaims(ManifestConstruct):
                 name=domain,
                 body={
                     "spec": {
-                        "numNodes": spec.values.worker.replicas,
+                        "numNodes": nodes,
                         "channel": {"resourceClaimTemplate": {"name": channel}},
                     }
                 },

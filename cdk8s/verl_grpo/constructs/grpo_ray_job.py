@@ -5,6 +5,7 @@ from __future__ import annotations
 from constructs import Construct
 
 from ..values.derive import DeploySpec
+from ..values.worker_groups import WORKER_GROUP_TEMPLATE
 from .base import WAVE_RUN, ManifestConstruct, image, pod_labels
 from .pod_security import HEAD_CONTAINER_SECURITY, NAMESPACED_EXCEPTIONS, POD_SECURITY_CONTEXT
 from .preflight_script import submit_config_map_name
@@ -96,6 +97,7 @@ class GrpoRayJob(ManifestConstruct):
                 spec_template=RAY_JOB_TEMPLATE,
                 shared={
                     "spec/rayClusterSpec": CLUSTER_SPEC_TEMPLATE,
+                    "spec/rayClusterSpec/workerGroupSpecs": WORKER_GROUP_TEMPLATE,
                     "spec/entrypoint": ENTRYPOINT_TEMPLATE,
                     "spec/runtimeEnvYAML": RUNTIME_ENV_TEMPLATE,
                 },

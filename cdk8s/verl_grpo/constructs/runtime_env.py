@@ -121,7 +121,7 @@ def hydra_settings(spec: DeploySpec) -> list[tuple[str, str, str | None]]:
         ("trainer.project_name", str(t.project_name), "training.projectName"),
         ("trainer.experiment_name", str(spec.derived.experiment_name), None),
         ("trainer.n_gpus_per_node", str(spec.gpu.gpus_per_node), None),
-        ("trainer.nnodes", text(v.worker.replicas), "worker.replicas"),
+        ("trainer.nnodes", text(spec.ops.total_workers(v)), "workerGroups"),
         ("trainer.save_freq", text(t.save_freq), "training.saveFreq"),
         # verl deletes the oldest actor checkpoint beyond this many (trainer.max_actor_ckpt_to_keep,
         # verl/trainer/config/ppo_trainer.yaml, 0.6.1 and 0.9.1): the bucket does not grow without end.
@@ -164,7 +164,7 @@ def preflight_command(spec: DeploySpec) -> str:
     return (
         f"python3 {v.preflight.mount_path}/preflight.py --model {s.mount_path}/{s.model_dir}"
         f" --train {data}/train.parquet --val {data}/test.parquet --checkpoints {checkpoint_dir(spec)}"
-        f" --gpus-per-node {spec.gpu.gpus_per_node} --nodes {text(v.worker.replicas)}"
+        f" --gpus-per-node {spec.gpu.gpus_per_node} --nodes {text(spec.ops.total_workers(v))}"
         f" --tensor-parallel {text(v.training.tensor_parallel_size)}"
         f" --keep {text(v.training.checkpoints_to_keep)}"
         # 0: `auto`, sized from the model by the pre-flight itself (preflight.wait_seconds).

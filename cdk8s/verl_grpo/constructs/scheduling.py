@@ -19,6 +19,9 @@ from ..values.networks import DRANET_LABEL
 # Google's A4X Ray workers select the label and tolerate the taint
 # (https://cloud.google.com/kubernetes-engine/docs/add-on/ray-on-gke/how-to/ray-a4x).
 ARCH_LABEL = "kubernetes.io/arch"
+# "Each node in the pool has a Kubernetes node label, cloud.google.com/gke-nodepool, which has the
+# node pool's name" (https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools).
+NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
 
 
 def arch_toleration(arch: str) -> dict[str, str]:
@@ -27,7 +30,7 @@ def arch_toleration(arch: str) -> dict[str, str]:
 
 def cpu_node_selector(v: Values) -> dict[str, str]:
     if v.cluster.mode == "standard":
-        return {"cloud.google.com/gke-nodepool": v.cluster.cpu_node_pool}
+        return {NODE_POOL_LABEL: v.cluster.cpu_node_pool}
     return {
         "cloud.google.com/compute-class": v.cluster.compute_class,
         "cloud.google.com/machine-family": v.cluster.head_machine_family,

@@ -1,12 +1,14 @@
-"""The Ray cluster verl runs on: a CPU head and one GPU worker group."""
+"""The Ray cluster verl runs on: a CPU head and the GPU worker groups."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from constructs import Construct
 
 from ..values.derive import DeploySpec
+from ..values.worker_groups import WORKER_GROUP_TEMPLATE, GroupView
 from .base import WAVE_RUN, ManifestConstruct, image, pod_labels
 from .device_claims import DeviceClaims
 from .gcs_fuse_storage import GcsFuseStorage
@@ -24,6 +26,7 @@ from .pod_security import (
 from .preflight_script import PreflightScript
 from .runtime_env import LD_LIBRARY_PATH
 from .scheduling import (
+    NODE_POOL_LABEL,
     cpu_node_selector,
     gpu_node_selector,
     queue_labels,
@@ -88,7 +91,12 @@ class VerlRayCluster(ManifestConstruct):
                 {"authOptions": {"mode": "token", "secretName": ray_auth_secret(spec)}},
             ),
             "headGroupSpec": self._head(spec, storage, identity, preflight),
-            "workerGroupSpecs": [self._workers(spec, storage, network, claims, identity, preflight)],
+            "workerGroupSpecs": [
+                self._workers(
+                    replace(spec, values=group.values), group, storage, network, claims, identity, preflight
+                )
+                for group in spec.ops.worker_groups(spec.values)
+            ],
         }
         if spec.values.run.kind == "RayCluster":
             self.add_object(
@@ -96,7 +104,7 @@ class VerlRayCluster(ManifestConstruct):
                 kind="RayCluster",
                 name=self.name,
                 wave=WAVE_RUN,  # GPUs only once the data is there (Argo CD; see base.py)
-                shared={"spec": CLUSTER_SPEC_TEMPLATE},
+                shared={"spec": CLUSTER_SPEC_TEMPLATE, "spec/workerGroupSpecs": WORKER_GROUP_TEMPLATE},
                 labels=queue_labels(spec),
                 body={"spec": self.spec},
             )
@@ -143,6 +151,7 @@ class VerlRayCluster(ManifestConstruct):
     @staticmethod
     def _workers(
         spec: DeploySpec,
+        group: GroupView,
         storage: GcsFuseStorage,
         network: NetworkMapping,
         claims: DeviceClaims,
@@ -151,12 +160,14 @@ class VerlRayCluster(ManifestConstruct):
     ) -> dict[str, Any]:
         v, gpu, d = spec.values, spec.gpu, spec.derived
         selector = gpu_node_selector(spec)
+        if v.cluster.mode == "standard":
+            selector = {**selector, **spec.ops.fields_when(group.pinned, {NODE_POOL_LABEL: group.pool})}
         gpus = {"nvidia.com/gpu": str(gpu.gpus_per_node)}
         return {
-            "groupName": "gpu-group",
-            "replicas": v.worker.replicas,
-            "minReplicas": v.worker.replicas,
-            "maxReplicas": v.worker.replicas,
+            "groupName": group.name,
+            "replicas": group.replicas,
+            "minReplicas": group.min_replicas,
+            "maxReplicas": group.max_replicas,
             "rayStartParams": {},
             # What KubeRay's Go types write back (see GcsFuseStorage.volume_mounts): rendering it
             # keeps the operator's round trip a no-op, so it never owns the worker group list.

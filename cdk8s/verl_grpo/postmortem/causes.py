@@ -89,7 +89,7 @@ CAUSES: tuple[Cause, ...] = (
             (
                 r"Insufficient nvidia\.com/gpu",
                 "not enough GPUs: the GPU pool's size, quota or "
-                "capacity (cluster.capacity; a reservation must hold worker.replicas nodes)",
+                "capacity (cluster.capacity; a reservation must hold the worker groups' nodes)",
             ),
             (
                 r"Insufficient (cpu|memory|ephemeral-storage)",

@@ -19,6 +19,7 @@ from ..values.machines import gpu_profiles
 from ..values.model import Values
 from ..values.refs import OBJECT_GATES, VARIANT_KEYS, MarkerOps, MarkerTable, marker_values
 from ..values.schema import values_schema
+from ..values.worker_groups import GPU_NODE_POOL, WORKER_GROUP_TEMPLATE
 from .facts import LOOKUP, Facts, with_lookup
 from .ranged import numbered, ranged
 from .templates import (
@@ -90,6 +91,10 @@ def templates() -> dict[str, str]:
                     own = {k: v for k, v in labels.items() if k not in TOP_LABEL_KEYS}
                     parent[last] = {f"{INCLUDE}{define}": None, **own}
                     continue
+                if define in RANGED:  # a list of one item in marker mode: the range's body
+                    (defines.setdefault(define, {})[combo],) = parent[last]
+                    parent[last] = f"{RANGE}{define}"
+                    continue
                 defines.setdefault(define, {})[combo] = parent[last]
                 parent[last] = f"{INCLUDE}{define}"
             per_key.setdefault(obj.key, {})[combo] = tree
@@ -115,7 +120,9 @@ def templates() -> dict[str, str]:
             text = scalar_define(define, scalar_text(tree))
         else:
             body = include_specs(with_lookup(render_tree(tree)), scalars)
-            if define == LABELS_TEMPLATE:
+            if define in RANGED:
+                text = RANGED[define].define(define, body)
+            elif define == LABELS_TEMPLATE:
                 text = shared_define(define, body, "The labels of every object (app.top_labels).")
             elif define == template:
                 text = shared_define(define, body)
@@ -134,6 +141,55 @@ LABELS_TEMPLATE = "verl-grpo.labels"
 SHARED = "Held by more than one object (constructs/: add_object(shared=...))."
 # A subtree kept in a named template: `key: <placeholder><define>` in its holder's text.
 INCLUDE = "__INCLUDE__"
+# A list whose items come from a `range` over a values list, each item a named template.
+RANGE = "__RANGE__"
+
+
+@dataclass(frozen=True)
+class RangedDefine:
+    """A list of the values (`over`) rendered one item each by a named template: the template
+    gets (root, index, item) and renders under `context`, a dict whose `.Values` and `.Release`
+    the item's body reads as any template does (the same view the constructs are given by
+    Ops.worker_groups)."""
+
+    over: str
+    context: str
+    why: str
+
+    def define(self, name: str, body: str) -> str:
+        return (
+            f"{{{{- /* {self.why} */}}}}\n"
+            f'{{{{- define "{name}" }}}}\n'
+            "{{- $root := index . 0 }}{{- $i := index . 1 }}{{- $item := index . 2 }}\n"
+            f"{{{{- with {self.context} }}}}\n{body.rstrip()}\n{{{{- end }}}}\n{{{{- end }}}}\n"
+        )
+
+    def include(self, indent: str, key: str, name: str) -> str:
+        action = f'include "{name}" (list $ $i $item) | trimPrefix "\\n" | nindent {len(indent) + 2}'
+        return (
+            f"{indent}{key}:\n{indent}{{{{- range $i, $item := {self.over} }}}}\n"
+            f"{indent}- {{{{- {action} }}}}\n{indent}{{{{- end }}}}"
+        )
+
+
+# values/worker_groups.py group_views, in Go: the group's capacity in place of cluster.capacity,
+# its pool, its replica bounds (0: replicas).
+GROUP_CONTEXT = (
+    'dict "Values" (mergeOverwrite (deepCopy $root.Values) (dict "cluster" (dict "capacity" '
+    "($item.capacity | default $root.Values.cluster.capacity)))) "
+    '"Release" $root.Release "group" (dict "name" $item.name "replicas" $item.replicas '
+    '"minReplicas" ($item.minReplicas | default $item.replicas) '
+    '"maxReplicas" ($item.maxReplicas | default $item.replicas) '
+    f'"pool" (ternary {json.dumps(GPU_NODE_POOL)} (print {json.dumps(GPU_NODE_POOL + "-")} $item.name) '
+    '(eq $i 0)) "pinned" (gt (len $root.Values.workerGroups) 1))'
+)
+RANGED = {
+    WORKER_GROUP_TEMPLATE: RangedDefine(
+        ".Values.workerGroups",
+        GROUP_CONTEXT,
+        "One worker group: `.group` its fields, `.Values` the values with its capacity.",
+    )
+}
 
 
 def include_specs(template: str, scalars: frozenset[str] = frozenset()) -> str:
@@ -151,6 +207,10 @@ def include_specs(template: str, scalars: frozenset[str] = frozenset()) -> str:
         indent, name = m[1], m[2]
         return f'{indent}{{{{- include "{name}" . | trimPrefix "\\n" | nindent {len(indent)} }}}}'
 
+    def include_range(m: re.Match[str]) -> str:
+        return RANGED[m[3]].include(m[1], m[2], m[3])
+
+    template = re.sub(rf"^( *)(\S+): {RANGE}(\S+)$", include_range, template, flags=re.MULTILINE)
     template = re.sub(rf"^( *){INCLUDE}(\S+): null$", include_keys, template, flags=re.MULTILINE)
     return re.sub(rf"^( *)(\S+): {INCLUDE}(\S+)$", include, template, flags=re.MULTILINE)
 

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import re
 
+from ..values.expressions import from_root
 from .templates import LITERAL
 
 INDEX = "\x00INDEX\x00"
 ACTION = re.compile(r"\{\{.*?\}\}")
-# What the template reads from its root: inside `range`, `.` is the index, the root is `$`.
-ROOT = re.compile(r"(?<![\w$)\].])\.(Values|Release|Chart|Capabilities)\b")
-INCLUDE_ROOT = re.compile(r'(include "[^"]+") \.(?=[ )])')
 
 
 def numbered(keys: list[str]) -> dict[str, list[str]]:
@@ -44,7 +42,7 @@ def ranged(bodies: list[str]) -> str | None:
     if INDEX not in text:
         return None
     text = ACTION.sub(_index_in_action, text).replace(INDEX, "{{ $i }}")
-    text = INCLUDE_ROOT.sub(r"\1 $", ROOT.sub(r"$.\1", text))
+    text = from_root(text)  # inside `range`, `.` is the index, the root is `$`
     return f"{{{{- range $i := until {len(bodies)} }}}}\n---\n{text}{{{{- end }}}}\n"
 
 

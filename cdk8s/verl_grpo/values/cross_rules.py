@@ -17,7 +17,22 @@ from typing import Any
 
 from ..verl_check.steps import GSM8K_TRAIN_ROWS
 from .derive import worker_cpu_default, worker_memory_default
-from .expressions import QUANTITY_TEMPLATE, C, Expr, Lookup, Scope, V, op
+from .expressions import (
+    GROUP_TEMPLATES,
+    QUANTITY_TEMPLATE,
+    WORKER_COUNT_TEMPLATE,
+    C,
+    Expr,
+    G,
+    Lookup,
+    RepeatedGroups,
+    Scope,
+    UsesCapacity,
+    V,
+    Workers,
+    from_root,
+    op,
+)
 from .kuberay import AUTH_SECRET_SINCE, NAME_MAX, RAY_TOKEN_AUTH_SINCE, SUBMISSION_MODE_SINCE
 from .kueue import FLEX_START_MAX_SECONDS
 from .machines import GIB, allocatable_cpu, allocatable_memory_gib, gpu_profiles
@@ -43,6 +58,8 @@ class CrossRule:
     # Only where something is deployed (helm, synth, the scripts), not for `check`/`plan`, which
     # judge the run and may be asked before the user has chosen, say, a bucket.
     deploy_only: bool = False
+    # Tested for each worker group, which G() reads (`$group` in the template).
+    each_group: bool = False
 
     def text(self, scope: Scope) -> str:
         return "".join(p if isinstance(p, str) else str(p.py(scope)) for p in self.message)
@@ -63,6 +80,7 @@ assert RELEASE_NAME_MAX + max(len(f"-{name}") for name in gpu_profiles()) <= NAM
 DIGEST_SUFFIX = len("-xxxxxxxx")
 
 RELEASE = V("Release.Name")
+WORKERS = Workers()
 RUN_KIND, MODE, CAPACITY = V("Values.run.kind"), V("Values.cluster.mode"), V("Values.cluster.capacity")
 SIDECAR_MODE_SINCE = SUBMISSION_MODE_SINCE["SidecarMode"]
 GPUS_PER_NODE = Lookup(
@@ -235,7 +253,7 @@ def _verl_rule(rule_id: str, key: str, when: Expr, *message: str | Expr) -> Cros
 
 
 def _verl_rules() -> tuple[CrossRule, ...]:
-    gpus = op("times", V("Values.worker.replicas"), GPUS_PER_NODE)
+    gpus = op("times", WORKERS, GPUS_PER_NODE)
     per_gpu = op("over", op("times", MINI, N), gpus)  # verl's mini-batch per GPU (sp = 1)
     return (
         _verl_rule(
@@ -343,19 +361,20 @@ def _queue_rules() -> tuple[CrossRule, ...]:
                 "and",
                 queued,
                 V("Values.queue.createObjects"),
-                op("gt", op("times", V("Values.worker.replicas"), GPUS_PER_NODE), V("Values.queue.gpuQuota")),
+                op("gt", op("times", WORKERS, GPUS_PER_NODE), V("Values.queue.gpuQuota")),
             ),
             (
                 "",
                 V("Values.queue.gpuQuota"),
                 " GPUs, but the run needs ",
-                op("times", V("Values.worker.replicas"), GPUS_PER_NODE),
-                " at once (worker.replicas x GPUs per node): Kueue would never admit it",
+                op("times", WORKERS, GPUS_PER_NODE),
+                " at once (the groups' replicas x GPUs per node): Kueue would never admit it",
             ),
         ),
         # kubernetes.io/hostname is unique to each node (Kubernetes' well-known labels,
         # https://kubernetes.io/docs/reference/labels-annotations-taints/#kubernetesiohostname): a
         # required placement of several workers under one value can never be admitted.
+        # Kueue places each pod set (a worker group) by its own annotation.
         CrossRule(
             "topology-level-holds-workers",
             "queue.topology.level",
@@ -364,21 +383,44 @@ def _queue_rules() -> tuple[CrossRule, ...]:
                 queued,
                 op("eq", V("Values.queue.topology.mode"), "required"),
                 op("eq", V("Values.queue.topology.level"), "kubernetes.io/hostname"),
-                op("gt", V("Values.worker.replicas"), 1),
+                op("gt", G("replicas"), 1),
             ),
             (
                 "'kubernetes.io/hostname' names one node, but queue.topology.mode 'required' puts all ",
-                V("Values.worker.replicas"),
-                " workers under one value of it: Kueue would never admit the run (choose a GCE "
-                "block or sub-block)",
+                G("replicas"),
+                " workers of group '",
+                G("name"),
+                "' under one value of it: Kueue would never admit the run (choose a GCE block or sub-block)",
             ),
+            each_group=True,
+        ),
+        # The ClusterQueue's GPU flavor is cluster.capacity's (constructs/kueue_queue.py).
+        CrossRule(
+            "queue-objects-one-capacity",
+            "queue.createObjects",
+            op(
+                "and",
+                queued,
+                V("Values.queue.createObjects"),
+                op("ne", op("or", G("capacity"), CAPACITY), CAPACITY),
+            ),
+            (
+                "renders one GPU flavor, cluster.capacity's ('",
+                CAPACITY,
+                "'), but group '",
+                G("name"),
+                "' takes '",
+                G("capacity"),
+                "' nodes: give the platform's ClusterQueue a flavor for each (createObjects: false)",
+            ),
+            each_group=True,
         ),
         CrossRule(
             "flex-start-run-length",
             "job.activeDeadlineSeconds",
             op(
                 "and",
-                op("eq", CAPACITY, "flex-start"),
+                UsesCapacity("flex-start"),
                 op("eq", RUN_KIND, "RayJob"),
                 op("gt", V("Values.job.activeDeadlineSeconds"), FLEX_START_MAX_SECONDS),
             ),
@@ -392,14 +434,16 @@ def _queue_rules() -> tuple[CrossRule, ...]:
     )
 
 
-def _offered(key: str, value: Expr, offered) -> CrossRule:
-    """A machine GKE does not offer with this value (data/gpus/ modes, capacities)."""
+def _offered(key: str, value: Expr, offered, each_group: bool = False) -> CrossRule:
+    """A machine GKE does not offer with this value (data/gpus/ modes, capacities); a group's
+    capacity, where it names one."""
     allowed = _by_gpu(lambda p: "^(" + "|".join(offered(p)) + ")$")
     listed = _by_gpu(lambda p: ", ".join(offered(p)))
+    refused = op("not", op("matches", value, allowed))
     return CrossRule(
-        f"gpu-{key.rsplit('.', 1)[-1]}-offered",
+        f"{'group' if each_group else 'gpu'}-{key.rsplit('.', 1)[-1]}-offered",
         key,
-        op("not", op("matches", value, allowed)),
+        op("and", op("ne", value, ""), refused) if each_group else refused,
         (
             "'",
             value,
@@ -410,6 +454,7 @@ def _offered(key: str, value: Expr, offered) -> CrossRule:
             ") comes only with ",
             listed,
         ),
+        each_group=each_group,
     )
 
 
@@ -420,6 +465,7 @@ def _machine_rules() -> tuple[CrossRule, ...]:
     return (
         _offered("cluster.mode", MODE, lambda p: p.modes),
         _offered("cluster.capacity", CAPACITY, lambda p: p.capacities),
+        _offered("workerGroups.capacity", G("capacity"), lambda p: p.capacities, each_group=True),
         # Autopilot turns DRANET on through a custom ComputeClass (nodePoolConfig.dra.networking,
         # GKE 1.35.2-gke.1842000; values/networks.py cites the page), which the kit does not render.
         CrossRule(
@@ -433,11 +479,11 @@ def _machine_rules() -> tuple[CrossRule, ...]:
         # admitted, and a pool under an accelerator-topology workload policy holds no more.
         CrossRule(
             "sub-block-holds-workers",
-            "worker.replicas",
+            "workerGroups.replicas",
             op(
                 "and",
                 op("gt", sub_block, 0),
-                op("gt", V("Values.worker.replicas"), sub_block),
+                op("gt", G("replicas"), sub_block),
                 op(
                     "or",
                     op("ne", _by_gpu(lambda p: p.accelerator_topology), ""),
@@ -450,14 +496,17 @@ def _machine_rules() -> tuple[CrossRule, ...]:
                 ),
             ),
             (
-                "",
-                V("Values.worker.replicas"),
+                "group '",
+                G("name"),
+                "' has ",
+                G("replicas"),
                 " workers, but a sub-block of ",
                 _by_gpu(lambda p: p.machine_type),
                 " holds ",
                 sub_block,
-                " nodes, and the GPU pool's placement policy or queue.topology keeps the run in one",
+                " nodes, and its node pool's placement policy or queue.topology keeps a group in one",
             ),
+            each_group=True,
         ),
     )
 
@@ -490,20 +539,52 @@ RULES = (
     CrossRule(
         "reservation-named",
         "cluster.reservation",
-        op("and", op("eq", CAPACITY, "reservation"), op("eq", V("Values.cluster.reservation"), "")),
-        ("required with cluster.capacity 'reservation' (the reservation's name)",),
+        op("and", UsesCapacity("reservation"), op("eq", V("Values.cluster.reservation"), "")),
+        ("required with capacity 'reservation' (the reservation's name)",),
     ),
     CrossRule(
         "reservation-only-reserved",
         "cluster.reservation",
-        op("and", op("ne", CAPACITY, "reservation"), op("ne", V("Values.cluster.reservation"), "")),
+        op("and", op("not", UsesCapacity("reservation")), op("ne", V("Values.cluster.reservation"), "")),
         (
             "'",
             V("Values.cluster.reservation"),
-            "' is only used with cluster.capacity 'reservation' (capacity is '",
+            "' is only used with capacity 'reservation' (cluster.capacity is '",
             CAPACITY,
-            "')",
+            "' and no worker group names 'reservation')",
         ),
+    ),
+    CrossRule(
+        "group-names-unique",
+        "workerGroups.name",
+        op("ne", RepeatedGroups(), ""),
+        (
+            "'",
+            RepeatedGroups(),
+            "' names more than one worker group (KubeRay needs each groupName once)",
+        ),
+    ),
+    # KubeRay refuses replicas outside [minReplicas, maxReplicas] (DESIGN.md, KubeRay facts).
+    CrossRule(
+        "group-replicas-in-bounds",
+        "workerGroups.replicas",
+        op(
+            "or",
+            op("gt", G("minReplicas", 0), G("replicas")),
+            op("and", op("gt", G("maxReplicas", 0), 0), op("gt", G("replicas"), G("maxReplicas", 0))),
+        ),
+        (
+            "group '",
+            G("name"),
+            "': replicas ",
+            G("replicas"),
+            " must lie within minReplicas ",
+            G("minReplicas", 0),
+            " and maxReplicas ",
+            G("maxReplicas", 0),
+            " (0: replicas)",
+        ),
+        each_group=True,
     ),
     CrossRule(
         "ttl-needs-shutdown",
@@ -616,8 +697,13 @@ def violations(
     values: dict[str, Any], release_name: str, deploying: bool = True
 ) -> list[tuple[CrossRule, str]]:
     """Each rule the values break, with its message (`deploying` False: not the deploy-only ones)."""
-    scope = {"Values": values, "Release": {"Name": release_name}}
-    return [(r, r.text(scope)) for r in RULES if (deploying or not r.deploy_only) and r.when.py(scope)]
+    scope: Scope = {"Values": values, "Release": {"Name": release_name}}
+    scopes = [{**scope, "group": g} for g in values["workerGroups"]]
+    out = []
+    for r in RULES:
+        if deploying or not r.deploy_only:
+            out += [(r, r.text(s)) for s in (scopes if r.each_group else [scope]) if r.when.py(s)]
+    return out
 
 
 def rules_template() -> str:
@@ -625,9 +711,16 @@ def rules_template() -> str:
     lines = [
         "{{- /* The kit's cross-field rules (values/cross_rules.py), as `verl-grpo check` runs them. */}}"
     ]
-    lines.append(QUANTITY_TEMPLATE)
+    lines += [QUANTITY_TEMPLATE, WORKER_COUNT_TEMPLATE, *GROUP_TEMPLATES]
     lines.append('{{- define "verl-grpo.rules" }}')
     for r in RULES:
-        lines += [f"{{{{- if {r.when.go()} }}}}", f"{{{{- fail {r.go_message()} }}}}", "{{- end }}"]
+        test = [f"{{{{- if {r.when.go()} }}}}", f"{{{{- fail {r.go_message()} }}}}", "{{- end }}"]
+        if r.each_group:
+            test = [
+                "{{- range $group := .Values.workerGroups }}",
+                *(from_root(line) for line in test),
+                "{{- end }}",
+            ]
+        lines += test
     lines.append("{{- end }}")
     return "\n".join(lines) + "\n"

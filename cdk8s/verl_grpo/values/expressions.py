@@ -19,6 +19,7 @@ from decimal import Context, Decimal
 from functools import reduce
 from typing import Any
 
+from .refs import WORKER_COUNT_TEMPLATE as WORKER_COUNT
 from .refs import version_at_least
 
 Scope = dict[str, Any]  # {"Values": values by alias, "Release": {"Name": ...}}
@@ -125,6 +126,98 @@ QUANTITY_TEMPLATE = (
     f"{{{{- mulf (float64 $n) (index {_scale_dict()} (trimPrefix $n (toString .))) }}}}"
     "{{- end }}"
 )
+
+# The sum of every worker group's replicas, as a template (_rules.tpl defines it) and here.
+WORKER_COUNT_TEMPLATE = (
+    f'{{{{- define "{WORKER_COUNT}" }}}}{{{{- $n := 0 }}}}'
+    "{{- range .Values.workerGroups }}{{- $n = add $n .replicas }}{{- end }}{{- $n }}{{- end }}"
+)
+
+
+@dataclass(frozen=True)
+class Workers(Expr):
+    """Every worker group's replicas, summed (verl's trainer.nnodes)."""
+
+    def py(self, scope: Scope) -> Any:
+        return sum(int(g["replicas"]) for g in scope["Values"]["workerGroups"])
+
+    def go(self) -> str:
+        return f"(include {json.dumps(WORKER_COUNT)} . | atoi)"
+
+
+# What a template reads from its root (`.Values`, `.Release`, `include "x" .`), rewritten to `$`
+# inside a `range`, where `.` is the item.
+ROOT = re.compile(r"(?<![\w$)\].])\.(Values|Release|Chart|Capabilities)\b")
+INCLUDE_ROOT = re.compile(r'(include "[^"]+") \.(?=[ )])')
+
+
+def from_root(go: str) -> str:
+    return INCLUDE_ROOT.sub(r"\1 $", ROOT.sub(r"$.\1", go))
+
+
+def effective_capacities(values: dict[str, Any]) -> list[str]:
+    """Each worker group's capacity (cluster.capacity where it names none)."""
+    return [g.get("capacity") or values["cluster"]["capacity"] for g in values["workerGroups"]]
+
+
+# Each group's capacity between bars ("|spot|reservation|"), and each repeated group name followed
+# by a space, as templates (_rules.tpl defines them): the aggregate rules test these strings.
+CAPACITIES = "verl-grpo.groupCapacities"
+REPEATED = "verl-grpo.repeatedGroups"
+GROUP_TEMPLATES = (
+    f'{{{{- define "{CAPACITIES}" }}}}{{{{- range .Values.workerGroups }}}}|'
+    "{{ .capacity | default $.Values.cluster.capacity }}{{- end }}|{{- end }}",
+    f'{{{{- define "{REPEATED}" }}}}{{{{- $seen := dict }}}}{{{{- range .Values.workerGroups }}}}'
+    "{{- if hasKey $seen .name }}{{ .name }} {{ end }}{{- $_ := set $seen .name true }}{{- end }}"
+    "{{- end }}",
+)
+
+
+@dataclass(frozen=True)
+class UsesCapacity(Expr):
+    """Some worker group's nodes come from `capacity`."""
+
+    capacity: str
+
+    def py(self, scope: Scope) -> Any:
+        return self.capacity in effective_capacities(scope["Values"])
+
+    def go(self) -> str:
+        return f"(contains {json.dumps(f'|{self.capacity}|')} (include {json.dumps(CAPACITIES)} .))"
+
+
+@dataclass(frozen=True)
+class RepeatedGroups(Expr):
+    """The worker group names given more than once (each repeat), space-separated."""
+
+    def py(self, scope: Scope) -> Any:
+        seen: set[str] = set()
+        repeats = []
+        for g in scope["Values"]["workerGroups"]:
+            if g["name"] in seen:
+                repeats.append(g["name"])
+            seen.add(g["name"])
+        return " ".join(repeats)
+
+    def go(self) -> str:
+        return f'(include {json.dumps(REPEATED)} . | trimSuffix " ")'
+
+
+@dataclass(frozen=True)
+class G(Expr):
+    """A field of the worker group a per-group rule is looking at (`$group` in the template);
+    `default` stands in for a field the values left out."""
+
+    field: str
+    default: Any = ""
+
+    def py(self, scope: Scope) -> Any:
+        value = scope["group"].get(self.field)
+        return value if value not in (None, "", 0) else self.default
+
+    def go(self) -> str:
+        return f"($group.{self.field} | default {json.dumps(self.default)})"
+
 
 # name -> (Python, Go template). Numbers go through `int` in Go: values from YAML are int64, from
 # JSON float64, and Go's comparisons refuse the mix. `print` of strings joins them as they are.

@@ -105,6 +105,14 @@ def validate(merged: dict[str, Any]) -> Values:
     return Values.model_validate({k: v for k, v in merged.items() if k != "global"})
 
 
+# Keys an earlier release of the chart had, and where their setting lives now.
+MOVED = {
+    "worker.replicas": "moved to workerGroups (a list of worker groups, each with its own replicas): "
+    "set workerGroups: [{name: gpu-group, replicas: N}], or --set workerGroups[0].name=gpu-group,"
+    "workerGroups[0].replicas=N",
+}
+
+
 def _describe(found: jsonschema.ValidationError) -> list[Problem]:
     path = ".".join(str(p) for p in found.absolute_path) or "(top level)"
     if found.validator == "additionalProperties":
@@ -113,10 +121,17 @@ def _describe(found: jsonschema.ValidationError) -> list[Problem]:
         where = f"{path}." if found.absolute_path else ""
         known = found.schema.get("properties", {})
         return [
-            error(VALUES, f"{where}{k}", f"unknown key{did_you_mean(k, known)}; allowed: {allowed}")
+            error(
+                VALUES,
+                f"{where}{k}",
+                MOVED.get(f"{where}{k}") or f"unknown key{did_you_mean(k, known)}; allowed: {allowed}",
+            )
             for k in extra
         ]
     if found.validator == "required":
+        if found.absolute_path and isinstance(found.absolute_path[-1], int):  # a list item
+            why = "a list item gets no defaults: with --set, a list element replaces the whole list"
+            return [error(VALUES, path, f"{found.message} ({why}; give every required field)")]
         return [error(VALUES, path, f"{found.message} (a key set to null is deleted, as in Helm)")]
     hint = found.schema.get("description", "")
     if found.validator == "type" and _numeric_text(found.instance):

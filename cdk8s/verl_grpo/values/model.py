@@ -6,7 +6,7 @@ values.yaml comments and its README table are all generated from these classes.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -317,7 +317,6 @@ class NetworkPolicy(Model):
 
 
 class Worker(Model):
-    replicas: int = field(2, "Number of GPU worker pods (nodes); also verl trainer.nnodes.", ge=1, le=512)
     cpu: str = field(
         "",
         "Worker CPU request; empty: derived from the machine (allocatable minus headroom).",
@@ -333,6 +332,32 @@ class Worker(Model):
         [Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoSchedule")],
         "Worker pod tolerations (replaces the list).",
     )
+
+
+# A group's node pool is gpu-pool-<name> (GKE: at most 40 characters), its pods' ray.io/group
+# label the name (at most 63).
+GROUP_NAME_MAX = 31
+
+
+class WorkerGroup(Model):
+    name: str = Field(
+        description="Ray worker group name (its pods' ray.io/group label); unique.",
+        pattern=DNS1035,
+        max_length=GROUP_NAME_MAX,
+    )
+    replicas: int = Field(description="GPU worker pods (nodes) of the group.", ge=1, le=512)
+    min_replicas: int = field(
+        0, "KubeRay minReplicas of the group; 0: replicas (verl needs every node).", ge=0, le=512
+    )
+    max_replicas: int = field(0, "KubeRay maxReplicas of the group; 0: replicas.", ge=0, le=512)
+    capacity: Literal[("", *get_args(Capacity))] = field(  # type: ignore[valid-type]
+        "",
+        "Where this group's nodes come from (as cluster.capacity); empty: cluster.capacity. Groups "
+        "of several capacities each get a node pool and select it (Standard).",
+    )
+
+
+DEFAULT_WORKER_GROUPS = [WorkerGroup(name="gpu-group", replicas=2)]
 
 
 class Run(Model):
@@ -580,7 +605,13 @@ class Values(Model):
     network_policy: NetworkPolicy = section(NetworkPolicy, "Who may reach the Ray pods.")
     storage: Storage = section(Storage, "Cloud Storage FUSE bucket.")
     head: Head = section(Head, "Ray head pod (CPU only).")
-    worker: Worker = section(Worker, "Ray GPU worker group.")
+    worker: Worker = section(Worker, "Ray GPU worker pods (every group).")
+    worker_groups: list[WorkerGroup] = field(
+        DEFAULT_WORKER_GROUPS,
+        "Ray GPU worker groups (replaces the list); verl's trainer.nnodes is their replicas' sum.",
+        min_length=1,
+        max_length=64,
+    )
     run: Run = section(Run, "What this release runs.")
     job: Job = section(Job, "RayJob lifecycle.")
     training: Training = section(Training, "verl GRPO training settings.")

@@ -14,9 +14,11 @@ import json
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import NoReturn
+from typing import Any, NoReturn
 
 MARKER = re.compile(r"@@(\d+)@@")
+# The chart's sum of every worker group's replicas (cross_rules.py defines it in _rules.tpl).
+WORKER_COUNT_TEMPLATE = "verl-grpo.workerCount"
 # A mapping key that exists only when a condition holds: "@@ifN@@key" (N indexes MarkerTable.gates).
 GATE = re.compile(r"^@@if(\d+)@@")
 
@@ -162,6 +164,18 @@ class Ops:
         """A list leaf with `items` after its own."""
         return [*leaf, *items]  # type: ignore[misc]
 
+    def worker_groups(self, values: Any) -> list[Any]:
+        """Each worker group as its pods see the values (values/worker_groups.py GroupView)."""
+        from .worker_groups import group_views
+
+        return group_views(values)
+
+    def total_workers(self, values: Any) -> Any:
+        """The GPU worker pods of every group (verl's trainer.nnodes)."""
+        from .worker_groups import total_workers
+
+        return total_workers(values)
+
     def leaves_digest(self, *leaves: object) -> str:
         """8 hex digits of sha256 over the leaves as Helm's `list ... | toJson` writes them."""
         return _digest(go_json(list(leaves)))
@@ -212,6 +226,29 @@ class MarkerOps(Ops):
         expr = self.table.lookup(leaf)  # type: ignore[arg-type]
         assert expr is not None, f"appended needs a marker leaf, got {leaf!r}"
         return self.table.add(f"(concat {expr.go} ({json.dumps(go_json(items))} | fromJsonArray))", "json")
+
+    def worker_groups(self, values: Any) -> list[Any]:
+        """One group, its fields read from `.group` (render/chart.py GROUP_CONTEXT), the values
+        from the group's view of them: the chart ranges over workerGroups."""
+        from .worker_groups import GroupView
+
+        def leaf(key: str, kind: str) -> str:
+            return self.table.add(f".group.{key}", kind)
+
+        return [
+            GroupView(
+                name=leaf("name", "str"),
+                replicas=leaf("replicas", "json"),  # type: ignore[arg-type]
+                min_replicas=leaf("minReplicas", "json"),  # type: ignore[arg-type]
+                max_replicas=leaf("maxReplicas", "json"),  # type: ignore[arg-type]
+                pool=leaf("pool", "str"),
+                pinned=leaf("pinned", "json"),  # type: ignore[arg-type]
+                values=values,
+            )
+        ]
+
+    def total_workers(self, values: Any) -> Any:
+        return self.table.add(f"(include {json.dumps(WORKER_COUNT_TEMPLATE)} . | atoi)", "json")
 
     def spec_digest(self, spec: dict[str, object], template: str) -> str:
         return self.table.add(f"(include {json.dumps(template + '.digest')} .)", "str")

@@ -35,11 +35,14 @@ def _clean(node: Any, defs: dict[str, Any]) -> Any:
         return _clean(merged, defs)
     out = {k: _clean(v, defs) for k, v in node.items() if k not in ("title", "default")}
     # The chart's values.yaml always holds every key of a values section, so a key deleted with
-    # null must fail here rather than render "null". Pass-through structs keep their own rules.
+    # null must fail here rather than render "null". Pass-through structs keep their own rules, and
+    # so do list items: Helm fills no defaults into them, the templates do (a worker group's
+    # `minReplicas | default .replicas`), so only the fields without a default are required.
     if out.get("type") == "object" and "properties" in out and out.get("additionalProperties") is False:
-        if node.get("title") not in _PASSTHROUGH:
+        if node.get("title") not in _PASSTHROUGH | _LIST_ITEMS:
             out["required"] = list(out["properties"])
     return out
 
 
 _PASSTHROUGH = {"Toleration", "Peer", "LabelSelector", "IpBlock"}
+_LIST_ITEMS = {"WorkerGroup"}

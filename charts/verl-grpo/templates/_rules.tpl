@@ -1,14 +1,25 @@
 {{- /* The kit's cross-field rules (values/cross_rules.py), as `verl-grpo check` runs them. */}}
 {{- define "verl-grpo.quantity" }}{{- $n := regexFind "^[0-9]+(\\.[0-9]+)?" (toString .) }}{{- mulf (float64 $n) (index (dict "" 1 "m" 0.001 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776) (trimPrefix $n (toString .))) }}{{- end }}
+{{- define "verl-grpo.workerCount" }}{{- $n := 0 }}{{- range .Values.workerGroups }}{{- $n = add $n .replicas }}{{- end }}{{- $n }}{{- end }}
+{{- define "verl-grpo.groupCapacities" }}{{- range .Values.workerGroups }}|{{ .capacity | default $.Values.cluster.capacity }}{{- end }}|{{- end }}
+{{- define "verl-grpo.repeatedGroups" }}{{- $seen := dict }}{{- range .Values.workerGroups }}{{- if hasKey $seen .name }}{{ .name }} {{ end }}{{- $_ := set $seen .name true }}{{- end }}{{- end }}
 {{- define "verl-grpo.rules" }}
 {{- if (and (eq .Values.cluster.mode "autopilot") (eq .Values.cluster.zone "")) }}
 {{- fail (print "cluster.zone: " "required on Autopilot: the RDMA network profile is zonal and the workers must be pinned to its zone (e.g. us-central1-b)" " [zone-on-autopilot]") }}
 {{- end }}
-{{- if (and (eq .Values.cluster.capacity "reservation") (eq .Values.cluster.reservation "")) }}
-{{- fail (print "cluster.reservation: " "required with cluster.capacity 'reservation' (the reservation's name)" " [reservation-named]") }}
+{{- if (and (contains "|reservation|" (include "verl-grpo.groupCapacities" .)) (eq .Values.cluster.reservation "")) }}
+{{- fail (print "cluster.reservation: " "required with capacity 'reservation' (the reservation's name)" " [reservation-named]") }}
 {{- end }}
-{{- if (and (ne .Values.cluster.capacity "reservation") (ne .Values.cluster.reservation "")) }}
-{{- fail (print "cluster.reservation: " "'" .Values.cluster.reservation "' is only used with cluster.capacity 'reservation' (capacity is '" .Values.cluster.capacity "')" " [reservation-only-reserved]") }}
+{{- if (and (not (contains "|reservation|" (include "verl-grpo.groupCapacities" .))) (ne .Values.cluster.reservation "")) }}
+{{- fail (print "cluster.reservation: " "'" .Values.cluster.reservation "' is only used with capacity 'reservation' (cluster.capacity is '" .Values.cluster.capacity "' and no worker group names 'reservation')" " [reservation-only-reserved]") }}
+{{- end }}
+{{- if (ne (include "verl-grpo.repeatedGroups" . | trimSuffix " ") "") }}
+{{- fail (print "workerGroups.name: " "'" (include "verl-grpo.repeatedGroups" . | trimSuffix " ") "' names more than one worker group (KubeRay needs each groupName once)" " [group-names-unique]") }}
+{{- end }}
+{{- range $group := .Values.workerGroups }}
+{{- if ((gt (int ($group.minReplicas | default 0)) (int ($group.replicas | default ""))) | default (and (gt (int ($group.maxReplicas | default 0)) (int 0)) (gt (int ($group.replicas | default "")) (int ($group.maxReplicas | default 0))))) }}
+{{- fail (print "workerGroups.replicas: " "group '" ($group.name | default "") "': replicas " ($group.replicas | default "") " must lie within minReplicas " ($group.minReplicas | default 0) " and maxReplicas " ($group.maxReplicas | default 0) " (0: replicas)" " [group-replicas-in-bounds]") }}
+{{- end }}
 {{- end }}
 {{- if (and (gt (int .Values.job.ttlSecondsAfterFinished) (int 0)) (not .Values.job.shutdownAfterJobFinishes)) }}
 {{- fail (print "job.ttlSecondsAfterFinished: " "> 0 needs job.shutdownAfterJobFinishes: true (or set it to 0)" " [ttl-needs-shutdown]") }}
@@ -106,8 +117,8 @@
 {{- if (and (eq .Values.cluster.mode "autopilot") (eq (float64 (include "verl-grpo.quantity" (.Values.storage.sidecar.ephemeralStorageLimit | default (index (dict "standard" "0" "autopilot" "200Gi") .Values.cluster.mode)) | float64)) (float64 0))) }}
 {{- fail (print "storage.sidecar.ephemeralStorageLimit: " "'" (.Values.storage.sidecar.ephemeralStorageLimit | default "") "' (unlimited) is not allowed on Autopilot; give a real limit" " [autopilot-sidecar-limited]") }}
 {{- end }}
-{{- if (and (not (regexMatch "(?m)^[+~]*(data\\.train_batch_size|actor_rollout_ref\\.rollout\\.n|trainer\\.(n_gpus_per_node|nnodes)|actor_rollout_ref\\.actor\\.(use_dynamic_bsz|ppo_mini_batch_size|ppo_micro_batch_size(_per_gpu)?|ulysses_sequence_parallel_size))=" (join "\n" .Values.training.extraArgs))) (ne (mod (int (mul .Values.training.trainBatchSize .Values.training.rolloutN)) (int (mul .Values.worker.replicas (index (dict "a4x" 4 "b200" 8 "h200" 8) .Values.gpu.type)))) 0)) }}
-{{- fail (print "training.trainBatchSize: " "trainBatchSize x rolloutN = " (mul .Values.training.trainBatchSize .Values.training.rolloutN) " is not divisible by the " (mul .Values.worker.replicas (index (dict "a4x" 4 "b200" 8 "h200" 8) .Values.gpu.type)) " GPUs (verl refuses it at start-up)" " [verl-batch-divisible]") }}
+{{- if (and (not (regexMatch "(?m)^[+~]*(data\\.train_batch_size|actor_rollout_ref\\.rollout\\.n|trainer\\.(n_gpus_per_node|nnodes)|actor_rollout_ref\\.actor\\.(use_dynamic_bsz|ppo_mini_batch_size|ppo_micro_batch_size(_per_gpu)?|ulysses_sequence_parallel_size))=" (join "\n" .Values.training.extraArgs))) (ne (mod (int (mul .Values.training.trainBatchSize .Values.training.rolloutN)) (int (mul (include "verl-grpo.workerCount" . | atoi) (index (dict "a4x" 4 "b200" 8 "h200" 8) .Values.gpu.type)))) 0)) }}
+{{- fail (print "training.trainBatchSize: " "trainBatchSize x rolloutN = " (mul .Values.training.trainBatchSize .Values.training.rolloutN) " is not divisible by the " (mul (include "verl-grpo.workerCount" . | atoi) (index (dict "a4x" 4 "b200" 8 "h200" 8) .Values.gpu.type)) " GPUs (verl refuses it at start-up)" " [verl-batch-divisible]") }}
 {{- end }}
 {{- if (and (not (regexMatch "(?m)^[+~]*(data\\.train_batch_size|actor_rollout_ref\\.rollout\\.n|trainer\\.(n_gpus_per_node|nnodes)|actor_rollout_ref\\.actor\\.(use_dynamic_bsz|ppo_mini_batch_size|ppo_micro_batch_size(_per_gpu)?|ulysses_sequence_parallel_size))=" (join "\n" .Values.training.extraArgs))) (and .Values.dataPrep.enabled (gt (int .Values.training.trainBatchSize) (int 7473)))) }}
 {{- fail (print "training.trainBatchSize: " .Values.training.trainBatchSize " exceeds the 7473 GSM8K training rows the data-prep Job writes: verl's dataloader drops the partial batch, so the run would train 0 steps" " [batch-within-dataset]") }}
@@ -115,11 +126,11 @@
 {{- if (and (not (regexMatch "(?m)^[+~]*(data\\.train_batch_size|actor_rollout_ref\\.rollout\\.n|trainer\\.(n_gpus_per_node|nnodes)|actor_rollout_ref\\.actor\\.(use_dynamic_bsz|ppo_mini_batch_size|ppo_micro_batch_size(_per_gpu)?|ulysses_sequence_parallel_size))=" (join "\n" .Values.training.extraArgs))) (gt (int .Values.training.ppoMiniBatchSize) (int .Values.training.trainBatchSize))) }}
 {{- fail (print "training.ppoMiniBatchSize: " .Values.training.ppoMiniBatchSize " exceeds trainBatchSize " .Values.training.trainBatchSize " (verl refuses it at start-up)" " [verl-mini-within-train]") }}
 {{- end }}
-{{- if (and (not (regexMatch "(?m)^[+~]*(data\\.train_batch_size|actor_rollout_ref\\.rollout\\.n|trainer\\.(n_gpus_per_node|nnodes)|actor_rollout_ref\\.actor\\.(use_dynamic_bsz|ppo_mini_batch_size|ppo_micro_batch_size(_per_gpu)?|ulysses_sequence_parallel_size))=" (join "\n" .Values.training.extraArgs))) (and (not (gt (int .Values.training.ppoMiniBatchSize) (int .Values.training.trainBatchSize))) (eq (div (mul .Values.training.ppoMiniBatchSize .Values.training.rolloutN) (mul .Values.worker.replicas (index (dict "a4x" 4 "b200" 8 "h200" 8) .Values.gpu.type))) 0))) }}
+{{- if (and (not (regexMatch "(?m)^[+~]*(data\\.train_batch_size|actor_rollout_ref\\.rollout\\.n|trainer\\.(n_gpus_per_node|nnodes)|actor_rollout_ref\\.actor\\.(use_dynamic_bsz|ppo_mini_batch_size|ppo_micro_batch_size(_per_gpu)?|ulysses_sequence_parallel_size))=" (join "\n" .Values.training.extraArgs))) (and (not (gt (int .Values.training.ppoMiniBatchSize) (int .Values.training.trainBatchSize))) (eq (div (mul .Values.training.ppoMiniBatchSize .Values.training.rolloutN) (mul (include "verl-grpo.workerCount" . | atoi) (index (dict "a4x" 4 "b200" 8 "h200" 8) .Values.gpu.type))) 0))) }}
 {{- fail (print "training.ppoMiniBatchSize: " "ppoMiniBatchSize x rolloutN / GPUs is 0: too few prompts per GPU (verl fails at worker init)" " [verl-mini-batch-per-gpu]") }}
 {{- end }}
-{{- if (and (not (regexMatch "(?m)^[+~]*(data\\.train_batch_size|actor_rollout_ref\\.rollout\\.n|trainer\\.(n_gpus_per_node|nnodes)|actor_rollout_ref\\.actor\\.(use_dynamic_bsz|ppo_mini_batch_size|ppo_micro_batch_size(_per_gpu)?|ulysses_sequence_parallel_size))=" (join "\n" .Values.training.extraArgs))) (and (not (gt (int .Values.training.ppoMiniBatchSize) (int .Values.training.trainBatchSize))) (gt (int (div (mul .Values.training.ppoMiniBatchSize .Values.training.rolloutN) (mul .Values.worker.replicas (index (dict "a4x" 4 "b200" 8 "h200" 8) .Values.gpu.type)))) (int 0)) (ne (mod (int (div (mul .Values.training.ppoMiniBatchSize .Values.training.rolloutN) (mul .Values.worker.replicas (index (dict "a4x" 4 "b200" 8 "h200" 8) .Values.gpu.type)))) (int .Values.training.ppoMicroBatchSizePerGpu)) 0))) }}
-{{- fail (print "training.ppoMicroBatchSizePerGpu: " "the mini-batch per GPU (" (div (mul .Values.training.ppoMiniBatchSize .Values.training.rolloutN) (mul .Values.worker.replicas (index (dict "a4x" 4 "b200" 8 "h200" 8) .Values.gpu.type))) ") is not divisible by " .Values.training.ppoMicroBatchSizePerGpu " (verl fails at worker init, after the GPUs are allocated)" " [verl-micro-divides-mini]") }}
+{{- if (and (not (regexMatch "(?m)^[+~]*(data\\.train_batch_size|actor_rollout_ref\\.rollout\\.n|trainer\\.(n_gpus_per_node|nnodes)|actor_rollout_ref\\.actor\\.(use_dynamic_bsz|ppo_mini_batch_size|ppo_micro_batch_size(_per_gpu)?|ulysses_sequence_parallel_size))=" (join "\n" .Values.training.extraArgs))) (and (not (gt (int .Values.training.ppoMiniBatchSize) (int .Values.training.trainBatchSize))) (gt (int (div (mul .Values.training.ppoMiniBatchSize .Values.training.rolloutN) (mul (include "verl-grpo.workerCount" . | atoi) (index (dict "a4x" 4 "b200" 8 "h200" 8) .Values.gpu.type)))) (int 0)) (ne (mod (int (div (mul .Values.training.ppoMiniBatchSize .Values.training.rolloutN) (mul (include "verl-grpo.workerCount" . | atoi) (index (dict "a4x" 4 "b200" 8 "h200" 8) .Values.gpu.type)))) (int .Values.training.ppoMicroBatchSizePerGpu)) 0))) }}
+{{- fail (print "training.ppoMicroBatchSizePerGpu: " "the mini-batch per GPU (" (div (mul .Values.training.ppoMiniBatchSize .Values.training.rolloutN) (mul (include "verl-grpo.workerCount" . | atoi) (index (dict "a4x" 4 "b200" 8 "h200" 8) .Values.gpu.type))) ") is not divisible by " .Values.training.ppoMicroBatchSizePerGpu " (verl fails at worker init, after the GPUs are allocated)" " [verl-micro-divides-mini]") }}
 {{- end }}
 {{- if (and .Values.queue.enabled (eq .Values.run.kind "RayJob") (not .Values.job.shutdownAfterJobFinishes)) }}
 {{- fail (print "job.shutdownAfterJobFinishes: " "must be true with queue.enabled: Kueue's webhook refuses a queued RayJob that keeps its cluster" " [queue-needs-shutdown]") }}
@@ -130,13 +141,20 @@
 {{- if (and (not .Values.queue.enabled) .Values.queue.createObjects) }}
 {{- fail (print "queue.createObjects: " "needs queue.enabled: Kueue's objects are rendered for a queued run" " [objects-need-queue]") }}
 {{- end }}
-{{- if (and .Values.queue.enabled .Values.queue.createObjects (gt (int (mul .Values.worker.replicas (index (dict "a4x" 4 "b200" 8 "h200" 8) .Values.gpu.type))) (int .Values.queue.gpuQuota))) }}
-{{- fail (print "queue.gpuQuota: " "" .Values.queue.gpuQuota " GPUs, but the run needs " (mul .Values.worker.replicas (index (dict "a4x" 4 "b200" 8 "h200" 8) .Values.gpu.type)) " at once (worker.replicas x GPUs per node): Kueue would never admit it" " [queue-quota-fits]") }}
+{{- if (and .Values.queue.enabled .Values.queue.createObjects (gt (int (mul (include "verl-grpo.workerCount" . | atoi) (index (dict "a4x" 4 "b200" 8 "h200" 8) .Values.gpu.type))) (int .Values.queue.gpuQuota))) }}
+{{- fail (print "queue.gpuQuota: " "" .Values.queue.gpuQuota " GPUs, but the run needs " (mul (include "verl-grpo.workerCount" . | atoi) (index (dict "a4x" 4 "b200" 8 "h200" 8) .Values.gpu.type)) " at once (the groups' replicas x GPUs per node): Kueue would never admit it" " [queue-quota-fits]") }}
 {{- end }}
-{{- if (and .Values.queue.enabled (eq .Values.queue.topology.mode "required") (eq .Values.queue.topology.level "kubernetes.io/hostname") (gt (int .Values.worker.replicas) (int 1))) }}
-{{- fail (print "queue.topology.level: " "'kubernetes.io/hostname' names one node, but queue.topology.mode 'required' puts all " .Values.worker.replicas " workers under one value of it: Kueue would never admit the run (choose a GCE block or sub-block)" " [topology-level-holds-workers]") }}
+{{- range $group := .Values.workerGroups }}
+{{- if (and $.Values.queue.enabled (eq $.Values.queue.topology.mode "required") (eq $.Values.queue.topology.level "kubernetes.io/hostname") (gt (int ($group.replicas | default "")) (int 1))) }}
+{{- fail (print "queue.topology.level: " "'kubernetes.io/hostname' names one node, but queue.topology.mode 'required' puts all " ($group.replicas | default "") " workers of group '" ($group.name | default "") "' under one value of it: Kueue would never admit the run (choose a GCE block or sub-block)" " [topology-level-holds-workers]") }}
 {{- end }}
-{{- if (and (eq .Values.cluster.capacity "flex-start") (eq .Values.run.kind "RayJob") (gt (int .Values.job.activeDeadlineSeconds) (int 604800))) }}
+{{- end }}
+{{- range $group := .Values.workerGroups }}
+{{- if (and $.Values.queue.enabled $.Values.queue.createObjects (ne (($group.capacity | default "") | default $.Values.cluster.capacity) $.Values.cluster.capacity)) }}
+{{- fail (print "queue.createObjects: " "renders one GPU flavor, cluster.capacity's ('" $.Values.cluster.capacity "'), but group '" ($group.name | default "") "' takes '" ($group.capacity | default "") "' nodes: give the platform's ClusterQueue a flavor for each (createObjects: false)" " [queue-objects-one-capacity]") }}
+{{- end }}
+{{- end }}
+{{- if (and (contains "|flex-start|" (include "verl-grpo.groupCapacities" .)) (eq .Values.run.kind "RayJob") (gt (int .Values.job.activeDeadlineSeconds) (int 604800))) }}
 {{- fail (print "job.activeDeadlineSeconds: " "" .Values.job.activeDeadlineSeconds " is longer than a flex-start VM runs (604800 s, 7 days): the nodes go before the run ends" " [flex-start-run-length]") }}
 {{- end }}
 {{- if (not (regexMatch (index (dict "a4x" "^(standard)$" "b200" "^(standard|autopilot)$" "h200" "^(standard|autopilot)$") .Values.gpu.type) (join "\n" .Values.cluster.mode))) }}
@@ -145,10 +163,17 @@
 {{- if (not (regexMatch (index (dict "a4x" "^(reservation)$" "b200" "^(spot|reservation|flex-start|on-demand)$" "h200" "^(spot|reservation|flex-start|on-demand)$") .Values.gpu.type) (join "\n" .Values.cluster.capacity))) }}
 {{- fail (print "cluster.capacity: " "'" .Values.cluster.capacity "': gpu.type '" .Values.gpu.type "' (" (index (dict "a4x" "a4x-highgpu-4g" "b200" "a4-highgpu-8g" "h200" "a3-ultragpu-8g") .Values.gpu.type) ") comes only with " (index (dict "a4x" "reservation" "b200" "spot, reservation, flex-start, on-demand" "h200" "spot, reservation, flex-start, on-demand") .Values.gpu.type) " [gpu-capacity-offered]") }}
 {{- end }}
+{{- range $group := .Values.workerGroups }}
+{{- if (and (ne ($group.capacity | default "") "") (not (regexMatch (index (dict "a4x" "^(reservation)$" "b200" "^(spot|reservation|flex-start|on-demand)$" "h200" "^(spot|reservation|flex-start|on-demand)$") $.Values.gpu.type) (join "\n" ($group.capacity | default ""))))) }}
+{{- fail (print "workerGroups.capacity: " "'" ($group.capacity | default "") "': gpu.type '" $.Values.gpu.type "' (" (index (dict "a4x" "a4x-highgpu-4g" "b200" "a4-highgpu-8g" "h200" "a3-ultragpu-8g") $.Values.gpu.type) ") comes only with " (index (dict "a4x" "reservation" "b200" "spot, reservation, flex-start, on-demand" "h200" "spot, reservation, flex-start, on-demand") $.Values.gpu.type) " [group-capacity-offered]") }}
+{{- end }}
+{{- end }}
 {{- if (and (eq .Values.network.rdma "dranet") (eq .Values.cluster.mode "autopilot")) }}
 {{- fail (print "network.rdma: " "'dranet' is rendered for Standard clusters (Autopilot needs a custom ComputeClass)" " [dranet-on-standard]") }}
 {{- end }}
-{{- if (and (gt (int (index (dict "a4x" 18 "b200" 0 "h200" 0) .Values.gpu.type)) (int 0)) (gt (int .Values.worker.replicas) (int (index (dict "a4x" 18 "b200" 0 "h200" 0) .Values.gpu.type))) ((ne (index (dict "a4x" "1x72" "b200" "" "h200" "") .Values.gpu.type) "") | default (and .Values.queue.enabled (eq .Values.queue.topology.mode "required") (eq .Values.queue.topology.level "cloud.google.com/gce-topology-subblock")))) }}
-{{- fail (print "worker.replicas: " "" .Values.worker.replicas " workers, but a sub-block of " (index (dict "a4x" "a4x-highgpu-4g" "b200" "a4-highgpu-8g" "h200" "a3-ultragpu-8g") .Values.gpu.type) " holds " (index (dict "a4x" 18 "b200" 0 "h200" 0) .Values.gpu.type) " nodes, and the GPU pool's placement policy or queue.topology keeps the run in one" " [sub-block-holds-workers]") }}
+{{- range $group := .Values.workerGroups }}
+{{- if (and (gt (int (index (dict "a4x" 18 "b200" 0 "h200" 0) $.Values.gpu.type)) (int 0)) (gt (int ($group.replicas | default "")) (int (index (dict "a4x" 18 "b200" 0 "h200" 0) $.Values.gpu.type))) ((ne (index (dict "a4x" "1x72" "b200" "" "h200" "") $.Values.gpu.type) "") | default (and $.Values.queue.enabled (eq $.Values.queue.topology.mode "required") (eq $.Values.queue.topology.level "cloud.google.com/gce-topology-subblock")))) }}
+{{- fail (print "workerGroups.replicas: " "group '" ($group.name | default "") "' has " ($group.replicas | default "") " workers, but a sub-block of " (index (dict "a4x" "a4x-highgpu-4g" "b200" "a4-highgpu-8g" "h200" "a3-ultragpu-8g") $.Values.gpu.type) " holds " (index (dict "a4x" 18 "b200" 0 "h200" 0) $.Values.gpu.type) " nodes, and its node pool's placement policy or queue.topology keeps a group in one" " [sub-block-holds-workers]") }}
+{{- end }}
 {{- end }}
 {{- end }}

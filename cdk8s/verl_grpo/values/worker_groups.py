@@ -1,0 +1,62 @@
+"""The GPU worker groups as each one's pods see the values: its capacity in place of
+cluster.capacity, its node pool, its replica bounds.
+
+The chart computes the same in the `range` over workerGroups that includes the group's template
+(render/chart.py GROUP_CONTEXT); the parity tests hold the two equal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .model import Values, WorkerGroup
+
+# The first group's pool keeps the name the single pool had (clusters made before groups keep
+# theirs); every further group gets its own, named after it (scripts/30-gpu-pool.sh).
+GPU_NODE_POOL = "gpu-pool"
+# The chart renders each group with this named template (render/chart.py RANGED).
+WORKER_GROUP_TEMPLATE = "verl-grpo.workerGroup"
+
+
+def pool_name(index: int, name: str) -> str:
+    return GPU_NODE_POOL if index == 0 else f"{GPU_NODE_POOL}-{name}"
+
+
+@dataclass(frozen=True)
+class GroupView:
+    name: str
+    replicas: int
+    min_replicas: int
+    max_replicas: int
+    pool: str
+    # Several groups on Standard: each selects its own pool, since a reservation's or on-demand
+    # nodes carry no label of their capacity (values/capacity.py) and pods of one group would
+    # otherwise land on another's nodes.
+    pinned: bool
+    values: Values  # cluster.capacity is the group's
+
+
+def capacity_of(group: WorkerGroup, v: Values) -> str:
+    return group.capacity or v.cluster.capacity
+
+
+def group_views(v: Values) -> list[GroupView]:
+    pinned = len(v.worker_groups) > 1
+    return [
+        GroupView(
+            name=g.name,
+            replicas=g.replicas,
+            min_replicas=g.min_replicas or g.replicas,
+            max_replicas=g.max_replicas or g.replicas,
+            pool=pool_name(i, g.name),
+            pinned=pinned,
+            values=v.model_copy(
+                update={"cluster": v.cluster.model_copy(update={"capacity": capacity_of(g, v)})}
+            ),
+        )
+        for i, g in enumerate(v.worker_groups)
+    ]
+
+
+def total_workers(v: Values) -> int:
+    return sum(g.replicas for g in v.worker_groups)
