@@ -40,6 +40,7 @@ HELM_TEMPLATE = [
     "-f",
     str(REPO / "tests" / "dist-bucket.yaml"),
 ]
+GENERATE = [str(BIN / "verl-grpo"), "generate"]
 BARE_CDK8S = """
 import cdk8s
 app = cdk8s.App()
@@ -49,12 +50,16 @@ chart.to_json()
 """
 
 
+FRESH = "{fresh}"  # in a command: a new empty folder for each run
+
+
 def median_seconds(cmd: list[str], runs: int, cold_cache: bool = False, exit_code: int = 0) -> float:
     """Median wall time; cold_cache gives each run an empty cache folder (no cached CRD schemas)."""
     times = []
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as cache:
-            env = {**ENV, "XDG_CACHE_HOME": cache} if cold_cache else ENV
+            env = {**ENV, "XDG_CACHE_HOME": f"{cache}/xdg"} if cold_cache else ENV
+            cmd = [part.replace(FRESH, f"{cache}/fresh") for part in cmd]
             start = time.perf_counter()
             done = subprocess.run(cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             times.append(time.perf_counter() - start)
@@ -114,11 +119,15 @@ def measure(runs: int) -> None:
     args = argparse.Namespace(runs=runs)
     with tempfile.TemporaryDirectory() as tmp:
         log = verl_log(Path(tmp) / "verl.log", 1000)
+        current = f"{tmp}/current"
+        subprocess.run([*GENERATE, "--root", current], env=ENV, check=True, capture_output=True)
         cases = {
             "python -c 'import cdk8s'": [PY, "-c", "import cdk8s"],
             "bare cdk8s synth, 1 object (jsii floor)": [PY, "-c", BARE_CDK8S],
             f"verl-grpo synth ({PROFILES} profiles -> dist/)": [*SYNTH, "-o", f"{tmp}/dist"],
-            "verl-grpo generate (main command)": [str(BIN / "verl-grpo"), "generate", "--root", tmp],
+            # `make generate` in a checkout whose trees are current: rendered, compared, none written.
+            "verl-grpo generate (main command; output current)": [*GENERATE, "--root", current],
+            "verl-grpo generate into an empty folder (every file written)": [*GENERATE, "--root", FRESH],
             "verl-grpo synth, 1 profile": [
                 *SYNTH,
                 "--profile",
@@ -173,9 +182,8 @@ def measure(runs: int) -> None:
         results["control plane start + stop from cache (5 processes, KubeRay CRDs)"] = median_seconds(
             [PY, "-c", start_stop], args.runs
         )
-        generate = [str(BIN / "verl-grpo"), "generate", "--root", tmp]
-        results["verl-grpo generate (cold: empty cache, the chart derived)"] = median_seconds(
-            generate, args.runs, True
+        results["verl-grpo generate (cold: empty cache, the chart derived; output current)"] = median_seconds(
+            [*GENERATE, "--root", current], args.runs, True
         )
         validate = [str(BIN / "verl-grpo"), "validate", "dist"]
         results["verl-grpo validate dist/ (cold: no CRD cache)"] = median_seconds(validate, args.runs, True)

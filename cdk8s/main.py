@@ -14,12 +14,12 @@ from verl_grpo.app import VerlGrpoChart  # noqa: E402
 from verl_grpo.pipeline import load_spec  # noqa: E402
 from verl_grpo.problems import Problems  # noqa: E402
 from verl_grpo.profiles import shipped_profiles  # noqa: E402
-from verl_grpo.render.dist import DIST_SETS  # noqa: E402
+from verl_grpo.render.dist import dist_layer  # noqa: E402
 
 app = cdk8s.App()
 for profile in shipped_profiles():
     try:
-        spec = load_spec(profile.layer(), sets=DIST_SETS)  # the placeholder bucket, as dist/
+        spec = load_spec(dist_layer(profile))  # the placeholder bucket, as dist/
     except Problems as e:
         sys.exit(str(e.at(profile.name)))
     VerlGrpoChart(app, profile.name, spec)

@@ -148,6 +148,56 @@ def test_a_killed_generate_leaves_all_three_trees_from_one_run(generated, tmp_pa
     assert leftovers(root) == []
 
 
+def stamps(root: Path) -> dict[Path, tuple[int, int]]:
+    return {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in [root, *root.rglob("*")]}
+
+
+def test_generate_over_its_own_output_writes_nothing_and_one_changed_tree_alone_is_written(
+    generated, tmp_path
+):
+    root = tmp_path / "repo"
+    shutil.copytree(generated, root)
+    before = stamps(root)
+    assert main(["generate", "--root", str(root)]) == 0
+    assert stamps(root) == before  # not one file rewritten, not one folder swapped
+    (root / "overlays/h200/values.yaml").write_text("# edited by hand\n")
+    (root / "overlays/h200/stale.yaml").write_text("x: 1\n")
+    assert main(["generate", "--root", str(root)]) == 0
+    assert snapshot(root) == snapshot(generated)
+    after = stamps(root)  # the root itself held the journal a while
+    assert {p: s for p, s in after.items() if p != root and "overlays" not in p.parts} == {
+        p: s for p, s in before.items() if p != root and "overlays" not in p.parts
+    }
+    assert after[root / "overlays"] != before[root / "overlays"]
+
+
+@pytest.mark.parametrize(
+    ("change", "written"),
+    [
+        (lambda t: None, False),
+        (lambda t: (t / "keep" / "mine").write_text("edited"), False),  # outside `replace`: carried
+        (lambda t: (t / "a" / "x").write_text("0"), True),
+        (lambda t: (t / "a" / "stale").write_text(""), True),
+        (lambda t: (t / "a" / "empty").mkdir(), True),
+        (lambda t: (t / "a" / "x").unlink(), True),
+        (lambda t: (t / "b").unlink(), True),
+    ],
+    ids=["same", "carried-edit", "changed", "stale-file", "stale-folder", "missing", "missing-top"],
+)
+def test_a_tree_is_written_unless_it_already_holds_the_result(tmp_path, change, written):
+    files = {"a/x": "1", "a/sub/y": "2", "b": b"3"}
+    target = tmp_path / "t"
+    atomic.write_tree(target, files, replace=["a", "b"])
+    (target / "keep").mkdir()
+    (target / "keep" / "mine").write_text("theirs")
+    change(target)
+    inode = target.stat().st_ino
+    atomic.write_tree(target, files, replace=["a", "b"])
+    assert (target.stat().st_ino != inode) == written
+    assert tree(target) == {"a/x": b"1", "a/sub/y": b"2", "b": b"3", "keep/mine": tree(target)["keep/mine"]}
+    assert not (target / "a" / "empty").exists() and not (target / "a" / "stale").exists()
+
+
 def test_writers_of_other_trees_in_one_folder_keep_out_of_each_others_journal(tmp_path):
     """`synth -o /tmp/a` and `-o /tmp/b` share a folder, not a journal."""
     atomic.write_tree(tmp_path / "a", {"x": "1"})

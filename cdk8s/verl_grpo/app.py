@@ -3,66 +3,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 from .node_runtime import require_node
 
 require_node()  # before the first import of cdk8s starts jsii's node kernel
 
 import cdk8s
 
-from .constructs.base import ManifestConstruct, Recorder
-from .constructs.data_prep_job import DataPrepJob
-from .constructs.device_claims import DeviceClaims
-from .constructs.gcs_fuse_storage import GcsFuseStorage
-from .constructs.grpo_ray_job import GrpoRayJob
-from .constructs.kueue_queue import KueueQueue
-from .constructs.network_mapping import NetworkMapping
-from .constructs.network_policy import RayNetworkPolicy
-from .constructs.preflight_script import PreflightScript
-from .constructs.training_identity import TrainingIdentity
-from .constructs.verl_ray_cluster import VerlRayCluster
-from .values.derive import CHART_NAME, DeploySpec
-
-
-def top_labels(spec: DeploySpec) -> dict[str, str]:
-    """Every object's labels (cdk8s's chart labels); an object may add its own beside them."""
-    values = (CHART_NAME, spec.release.name, "Helm", CHART_NAME, spec.chart_label)
-    return dict(zip(TOP_LABEL_KEYS, values, strict=True))
-
-
-TOP_LABEL_KEYS = (
-    "app.kubernetes.io/name",
-    "app.kubernetes.io/instance",
-    "app.kubernetes.io/managed-by",
-    "app.kubernetes.io/part-of",
-    "helm.sh/chart",
-)
-
-
-def parts(scope: cdk8s.Chart | Recorder, spec: DeploySpec) -> list[ManifestConstruct]:
-    """Everything one run needs, in the order its objects are written."""
-    network = NetworkMapping(scope, "network", spec)
-    claims = DeviceClaims(scope, "claims", spec)
-    identity = TrainingIdentity(scope, "identity", spec)
-    storage = GcsFuseStorage(scope, "storage", spec)
-    preflight = PreflightScript(scope, "preflight", spec)
-    cluster = VerlRayCluster(
-        scope,
-        "cluster",
-        spec,
-        storage=storage,
-        network=network,
-        claims=claims,
-        identity=identity,
-        preflight=preflight,
-    )
-    job = GrpoRayJob(scope, "job", spec, cluster=cluster)
-    policy = RayNetworkPolicy(scope, "policy", spec)
-    data_prep = DataPrepJob(scope, "data-prep", spec, storage=storage)
-    queue = KueueQueue(scope, "queue", spec)
-    return [network, claims, identity, storage, preflight, cluster, job, policy, data_prep, queue]
+from .assembly import RenderedObject, objects_of, parts, top_labels
+from .values.derive import DeploySpec
 
 
 class VerlGrpoChart(cdk8s.Chart):
@@ -73,34 +21,8 @@ class VerlGrpoChart(cdk8s.Chart):
         self.parts = parts(self, spec)
 
 
-@dataclass(frozen=True)
-class RenderedObject:
-    key: str  # stable across values: parent construct id + object id
-    manifest: dict[str, Any]
-    includes: dict[str, str] = field(default_factory=dict)  # chart: {path/in/object: define name}
-
-
-def objects_of(chart_parts: list[ManifestConstruct], manifests: list[dict[str, Any]]) -> list[RenderedObject]:
-    """The manifests paired with the keys the constructs recorded."""
-    keys = [key for part in chart_parts for key in part.object_keys]
-    assert [kind for _, kind in keys] == [m["kind"] for m in manifests], "object order changed"
-    includes = {k: i for part in chart_parts for k, i in part.includes.items()}
-    return [
-        RenderedObject(key, m, includes.get(key, {})) for (key, _), m in zip(keys, manifests, strict=True)
-    ]
-
-
 def render(specs: dict[str, DeploySpec]) -> dict[str, list[RenderedObject]]:
     """Through cdk8s: all charts in one app, each chart's manifests in one jsii call."""
     app = cdk8s.App()
     charts = {name: VerlGrpoChart(app, name, spec) for name, spec in specs.items()}
     return {name: objects_of(chart.parts, chart.to_json()) for name, chart in charts.items()}
-
-
-def record(specs: dict[str, DeploySpec]) -> dict[str, list[RenderedObject]]:
-    """The same objects, kept in Python (constructs/base.py Recorder): no jsii call."""
-    out = {}
-    for name, spec in specs.items():
-        chart_parts = parts(Recorder(top_labels(spec)), spec)
-        out[name] = objects_of(chart_parts, [m for part in chart_parts for m in part.manifests])
-    return out

@@ -21,7 +21,7 @@ def test_recorded_manifests_are_what_cdk8s_synthesizes(shipped):
     """The chart's variants are recorded in Python (constructs/base.py Recorder), dist/ goes through
     cdk8s: the same objects, fields in the same order, for every shipped profile and with the
     network objects on."""
-    from verl_grpo.app import record
+    from verl_grpo.assembly import record
 
     from ..conftest import render_one
 

@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from ..profiles import shipped_profiles
     from ..render.atomic import TreeWrite, write_trees
     from ..render.chart import chart_files
-    from ..render.dist import DIST_SETS, dist_files
+    from ..render.dist import dist_files, dist_layer
     from ..render.overlays import overlay_files
     from ..render.package import chart_archive
     from ..values.derive import CHART_NAME
@@ -44,23 +44,26 @@ def run(args: argparse.Namespace) -> int:
         return 2
     profiles = shipped_profiles()
     with working(f"rendering and validating {len(profiles)} profiles"):
-        renderings = synthesize([Request(p.name, p.layer(), sets=DIST_SETS) for p in profiles])
+        requests = [Request(p.name, dist_layer(p)) for p in profiles]
+        renderings = synthesize(requests, through_cdk8s=False)
     with working("writing the chart, dist/ and overlays/"):
         chart = chart_files()
         archive = f"{CHART_NAME}-{__version__}.tgz"
         dist = {**dist_files(renderings), archive: chart_archive(CHART_NAME, chart.files)}
         old_archives = [p.name for p in (root / "dist").glob(f"{CHART_NAME}-*.tgz")]
-        write_trees(
-            root,
-            {
-                "dist": TreeWrite(dist, replace=[*renderings, *old_archives]),
-                f"charts/{CHART_NAME}": TreeWrite(chart.files),
-                "overlays": TreeWrite(overlay_files()),
-            },
-        )
-    print(
-        f"wrote dist/ ({len(renderings)} profiles, {archive}), charts/{CHART_NAME}/ "
-        f"({chart.template_count} templates), overlays/",
-        file=sys.stderr,
-    )
+        trees = {
+            "dist": TreeWrite(dist, replace=[*renderings, *old_archives]),
+            f"charts/{CHART_NAME}": TreeWrite(chart.files),
+            "overlays": TreeWrite(overlay_files()),
+        }
+        written = write_trees(root, trees)
+    described = {
+        "dist": f"dist/ ({len(renderings)} profiles, {archive})",
+        f"charts/{CHART_NAME}": f"charts/{CHART_NAME}/ ({chart.template_count} templates)",
+        "overlays": "overlays/",
+    }
+    if written:
+        print("wrote " + ", ".join(described[t] for t in written), file=sys.stderr)
+    if current := [described[t] for t in trees if t not in written]:
+        print(", ".join(current) + " already current: left as they were", file=sys.stderr)
     return 0

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from constructs import Construct
-
-import cdk8s
+import json
+from typing import TYPE_CHECKING, Any
 
 from ..values.derive import DeploySpec
 from ..values.kueue import KUEUE_API
 from .pod_security import skip_annotations
+
+if TYPE_CHECKING:
+    from constructs import Construct
 
 # Argo CD sync waves: a wave is applied only once every object of the waves before it is healthy
 # (argoproj/gitops-engine pkg/sync/sync_context.go), and a Job is healthy only when it has
@@ -67,7 +67,9 @@ class Recorder:
 
     def manifest(self, api_version: str, kind: str, metadata: dict[str, Any], body: dict[str, Any]) -> dict:
         meta = _sanitized({**metadata, "labels": {**self.labels, **(metadata.get("labels") or {})}})
-        return {"apiVersion": api_version, "kind": kind, "metadata": meta, **body}
+        # Through JSON, as jsii passes it: no subtree shared between objects or within one (a
+        # shared dict would become a YAML anchor in dist/, and a later edit would change both).
+        return json.loads(json.dumps({"apiVersion": api_version, "kind": kind, "metadata": meta, **body}))
 
 
 def _sanitized(value: Any) -> Any:
@@ -75,6 +77,12 @@ def _sanitized(value: Any) -> Any:
         out = {k: _sanitized(value[k]) for k in sorted(value) if value[k] is not None}
         return {k: v for k, v in out.items() if not (isinstance(v, dict | list) and len(v) == 0)}
     return value
+
+
+def _construct(scope: Construct, id: str) -> Construct:
+    from constructs import Construct  # jsii's: only on the cdk8s path (app.py)
+
+    return Construct(scope, id)
 
 
 class ManifestConstruct:
@@ -87,7 +95,7 @@ class ManifestConstruct:
 
     def __init__(self, scope: Construct | Recorder, id: str, namespace: str) -> None:
         self.recorder = scope if isinstance(scope, Recorder) else None
-        self.scope = None if self.recorder else Construct(scope, id)
+        self.scope = None if self.recorder else _construct(scope, id)
         self.manifests: list[dict[str, Any]] = []  # in a Recorder
         self.construct_id = id
         self.namespace = namespace  # of the namespaced objects it adds
@@ -122,6 +130,8 @@ class ManifestConstruct:
         if self.recorder is not None:
             self.manifests.append(self.recorder.manifest(api_version, kind, metadata, body))
         else:
+            import cdk8s  # only on the cdk8s path: the Recorder's callers never start jsii
+
             meta = cdk8s.ApiObjectMetadata(**metadata)
             obj = cdk8s.ApiObject(self.scope, id, api_version=api_version, kind=kind, metadata=meta)
             # The Python ApiObject takes no spec=; top-level fields go in as JSON patches.

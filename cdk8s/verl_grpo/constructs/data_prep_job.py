@@ -6,7 +6,7 @@ crash finishes the rest and a re-run after success does nothing.
 
 from __future__ import annotations
 
-from constructs import Construct
+from typing import TYPE_CHECKING
 
 from .. import VERL_VERSION
 from ..preflight import MARKER
@@ -21,6 +21,9 @@ from .pod_security import (
     hardened_pod,
 )
 from .scheduling import cpu_node_selector
+
+if TYPE_CHECKING:
+    from constructs import Construct
 
 # The chart's named templates for the Job's spec and its digest (see Ops.spec_digest).
 DATA_PREP_TEMPLATE = "verl-grpo.dataPrepJob"

@@ -17,13 +17,14 @@ Sources:
 
 from __future__ import annotations
 
-from typing import Any
-
-from constructs import Construct
+from typing import TYPE_CHECKING, Any
 
 from ..values.derive import DeploySpec
 from ..values.networks import DRANET_DEVICE_CLASS
 from .base import ManifestConstruct
+
+if TYPE_CHECKING:
+    from constructs import Construct
 
 
 class DeviceClaims(ManifestConstruct):

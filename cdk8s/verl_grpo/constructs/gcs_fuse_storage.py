@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from constructs import Construct
+from typing import TYPE_CHECKING, Any
 
 from ..values.derive import DeploySpec
 from .base import ManifestConstruct
+
+if TYPE_CHECKING:
+    from constructs import Construct
 
 # Model, data and verl source change between runs, never during one: cache metadata forever
 # (-1) and read through a parallel-download file cache. A pod may mount before the data-prep Job

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from constructs import Construct
+from typing import TYPE_CHECKING
 
 from ..values.derive import DeploySpec
 from ..values.worker_groups import WORKER_GROUP_TEMPLATE
@@ -12,6 +12,9 @@ from .preflight_script import submit_config_map_name
 from .runtime_env import entrypoint, runtime_env_yaml
 from .scheduling import queue_labels
 from .verl_ray_cluster import CLUSTER_SPEC_TEMPLATE, VerlRayCluster
+
+if TYPE_CHECKING:
+    from constructs import Construct
 
 # The chart's named templates for the RayJob: `<this>.spec` holds its spec, `<this>.digest` the
 # digest that ends its name (see Ops.spec_digest).

@@ -10,9 +10,7 @@ ProvisioningRequest admission check on the GPU flavor, so GKE provisions the who
 
 from __future__ import annotations
 
-from typing import Any
-
-from constructs import Construct
+from typing import TYPE_CHECKING, Any
 
 from ..values.derive import DeploySpec
 from ..values.kueue import (
@@ -25,6 +23,9 @@ from ..values.kueue import (
 from ..values.model import TOPOLOGY_LEVELS
 from .base import ManifestConstruct
 from .scheduling import cpu_node_selector, gpu_node_selector
+
+if TYPE_CHECKING:
+    from constructs import Construct
 
 
 class KueueQueue(ManifestConstruct):

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-
-from constructs import Construct
+from typing import TYPE_CHECKING
 
 from ..values.derive import DeploySpec
 from ..values.networks import nic_networks
 from .base import ManifestConstruct
+
+if TYPE_CHECKING:
+    from constructs import Construct
 
 
 class NetworkMapping(ManifestConstruct):

@@ -22,12 +22,15 @@ which this chart does not render. GPUDirect traffic runs on the RDMA NICs, outsi
 
 from __future__ import annotations
 
-from constructs import Construct
+from typing import TYPE_CHECKING
 
 from ..values.derive import DeploySpec
 from ..values.kuberay import DASHBOARD_PORT
 from .base import ManifestConstruct, pod_labels
 from .pod_security import NAMESPACED_EXCEPTIONS
+
+if TYPE_CHECKING:
+    from constructs import Construct
 
 DNS_PORTS = [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]
 KUBE_DNS = {

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from importlib import resources
-from typing import Any
-
-from constructs import Construct
+from typing import TYPE_CHECKING, Any
 
 from ..values.derive import DeploySpec
 from .base import ManifestConstruct
 from .pod_security import NAMESPACED_EXCEPTIONS
+
+if TYPE_CHECKING:
+    from constructs import Construct
 
 
 def submit_config_map_name(spec: DeploySpec) -> str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from constructs import Construct
+from typing import TYPE_CHECKING
 
 from ..values.derive import DeploySpec
 from .base import ManifestConstruct
 from .pod_security import NAMESPACED_EXCEPTIONS
+
+if TYPE_CHECKING:
+    from constructs import Construct
 
 
 class TrainingIdentity(ManifestConstruct):

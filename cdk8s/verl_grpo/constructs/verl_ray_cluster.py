@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
-
-from constructs import Construct
+from typing import TYPE_CHECKING, Any
 
 from ..values.derive import DeploySpec
 from ..values.worker_groups import WORKER_GROUP_TEMPLATE, GroupView
@@ -34,6 +32,9 @@ from .scheduling import (
     worker_tolerations,
 )
 from .training_identity import TrainingIdentity
+
+if TYPE_CHECKING:
+    from constructs import Construct
 
 # The GPU stack GKE installs on the node; mounted read-only, nothing else from the host. No
 # hostPath `type`: GKE's own samples set none (container-engine-accelerators

@@ -17,7 +17,7 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
@@ -47,16 +47,22 @@ def journal(root: Path, targets: list[str]) -> Path:
     return root / f"{JOURNAL_PREFIX}{digest}.json"
 
 
-def write_trees(root: Path, trees: dict[str, TreeWrite]) -> None:
-    """Make each `root/<relative path>` hold its TreeWrite, all of them swapped in together."""
+def write_trees(root: Path, trees: dict[str, TreeWrite]) -> list[str]:
+    """Make each `root/<relative path>` hold its TreeWrite, all of them swapped in together; the
+    trees that changed (the others already held their content and were left alone)."""
     root.mkdir(parents=True, exist_ok=True)
     targets = list(trees)
     finish_interrupted(root, targets)
     log = journal(root, targets)
+    # A tree that already holds what the write would leave is left alone, files and times: a run
+    # that changes nothing writes nothing (as make), and the others still swap in together.
+    changed = {rel: tree for rel, tree in trees.items() if not _holds(root / rel, tree)}
+    if not changed:
+        return []
     entries: list[dict[str, str | int]] = []
     try:
         _write_journal(log, {"staging": targets})
-        for rel, tree in trees.items():
+        for rel, tree in changed.items():
             stage = _stage(root / rel, tree)
             entries.append(
                 {"target": rel, "stage": str(stage.relative_to(root)), "inode": stage.stat().st_ino}
@@ -70,6 +76,7 @@ def write_trees(root: Path, trees: dict[str, TreeWrite]) -> None:
     except OSError:
         _roll_back(root, entries, log)
         raise
+    return list(changed)
 
 
 def finish_interrupted(root: Path, targets: list[str]) -> bool:
@@ -100,6 +107,37 @@ def _drop_stages(root: Path, targets: list[str], log: Path) -> None:
     for tmp in root.glob(f"{log.name}.*.tmp"):
         tmp.unlink(missing_ok=True)
     log.unlink(missing_ok=True)
+
+
+def _holds(target: Path, tree: TreeWrite) -> bool:
+    """`target` is a folder whose entries are exactly those the write would leave: the new files
+    byte for byte, and outside the replaced entries what is there now (carried over as it is)."""
+    if not target.is_dir() or target.is_symlink():
+        return False
+    replaced = None if tree.replace is None else [PurePosixPath(e) for e in tree.replace]
+
+    def carried(rel: PurePosixPath) -> bool:
+        return replaced is not None and not any(rel == e or e in rel.parents for e in replaced)
+
+    new_dirs = {d for f in tree.files for d in PurePosixPath(f).parents} - {PurePosixPath(".")}
+    seen = 0
+    for path in target.rglob("*"):
+        rel = PurePosixPath(path.relative_to(target).as_posix())
+        if carried(rel):
+            continue
+        if path.is_symlink():
+            return False
+        if path.is_dir():
+            if rel not in new_dirs:
+                return False
+            continue
+        content = tree.files.get(str(rel))
+        if content is None:
+            return False
+        if path.read_bytes() != (content if isinstance(content, bytes) else content.encode()):
+            return False
+        seen += 1
+    return seen == len(tree.files)
 
 
 def _stage(target: Path, tree: TreeWrite) -> Path:

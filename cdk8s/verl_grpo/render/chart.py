@@ -68,7 +68,7 @@ def templates() -> dict[str, str]:
         name = f"variant-{i}"
         tables[name] = table
         specs[name] = deploy_spec(values, release, MarkerOps(table))
-    from ..app import TOP_LABEL_KEYS, record  # the constructs import cdk8s: not before a cache miss
+    from ..assembly import TOP_LABEL_KEYS, record  # the constructs: not before a cache miss
 
     rendered = record(specs)  # no jsii: one rendering per variant (64)
     per_key: dict[str, dict[Combo, Any]] = {}
