@@ -73,6 +73,9 @@ if [[ -n $ACCELERATOR_TOPOLOGY ]]; then
   placement=(--placement-policy="$WORKLOAD_POLICY")
 fi
 
+# gpu-driver-version=latest: "Install the latest available driver version for your GKE version.
+# Available only for nodes that use Container-Optimized OS"
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus).
 for i in "${!pools[@]}"; do
   read -r -a capacity_flags <<<"${pool_flags[i]}"
   ensure "node pool ${pools[i]}" gcloud container node-pools describe "${pools[i]}" --cluster="$CLUSTER" \

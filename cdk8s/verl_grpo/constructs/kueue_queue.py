@@ -107,6 +107,9 @@ class KueueQueue(ManifestConstruct):
             name=cq,
             body={
                 "spec": {
+                    # "Defaults to null which is a nothing selector (no namespaces eligible). If set
+                    # to an empty selector `{}`, then all namespaces are eligible."
+                    # (apis/kueue/v1beta2/clusterqueue_types.go@v0.19.2 NamespaceSelector)
                     "namespaceSelector": {},  # every namespace; none would admit nothing
                     "resourceGroups": [
                         {

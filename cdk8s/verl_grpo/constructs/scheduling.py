@@ -31,6 +31,11 @@ def arch_toleration(arch: str) -> dict[str, str]:
 def cpu_node_selector(v: Values) -> dict[str, str]:
     if v.cluster.mode == "standard":
         return {NODE_POOL_LABEL: v.cluster.cpu_node_pool}
+    # Autopilot compute classes
+    # (https://cloud.google.com/kubernetes-engine/docs/concepts/autopilot-compute-classes); "You can
+    # add a cloud.google.com/machine-family node selector to your Pod specification for Autopilot to
+    # allocate specific Compute Engine hardware"
+    # (https://cloud.google.com/kubernetes-engine/docs/how-to/performance-pods).
     return {
         "cloud.google.com/compute-class": v.cluster.compute_class,
         "cloud.google.com/machine-family": v.cluster.head_machine_family,
@@ -39,9 +44,13 @@ def cpu_node_selector(v: Values) -> dict[str, str]:
 
 def gpu_node_selector(spec: DeploySpec) -> dict[str, str]:
     v, gpu = spec.values, spec.gpu
+    # "GKE attaches a unique node selector to GPU nodes": cloud.google.com/gke-accelerator, the
+    # accelerator type (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus).
     selector = {"cloud.google.com/gke-accelerator": gpu.accelerator}
     if v.cluster.mode == "autopilot":
-        # Autopilot sizes the node from these; the count is a string like every label value.
+        # Autopilot sizes the node from these; the count is a string like every label value
+        # (cloud.google.com/gke-accelerator-count: "GPU_COUNT", "the total number of GPUs available to
+        # attach to the node", https://cloud.google.com/kubernetes-engine/docs/how-to/autopilot-gpus).
         selector["cloud.google.com/gke-accelerator-count"] = str(gpu.gpus_per_node)
     if gpu.arch != "amd64":
         selector[ARCH_LABEL] = gpu.arch

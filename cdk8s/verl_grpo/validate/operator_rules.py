@@ -267,9 +267,11 @@ def entrypoint_rules(body: dict[str, Any]) -> Iterator[Problem]:
             yield "error", "spec.entrypoint", "kuberay-entrypoint-one-command", message
 
 
-# Node labels of mutually exclusive ways to get a GPU node (GKE's cluster-autoscaler constants
-# cloud.google.com/gke-spot and gke-flex-start; Autopilot's reservation selectors, GKE docs
-# "consuming-reservations"): a pod selecting two of them matches no node and stays Pending.
+# Node labels of mutually exclusive ways to get a GPU node (cloud.google.com/gke-spot,
+# https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler; gke-flex-start,
+# https://cloud.google.com/kubernetes-engine/docs/how-to/dws-flex-start-training; Autopilot's
+# reservation selectors, https://cloud.google.com/kubernetes-engine/docs/how-to/consuming-reservations):
+# a pod selecting two of them matches no node and stays Pending.
 CAPACITY_LABELS = {
     "cloud.google.com/gke-spot": "spot",
     "cloud.google.com/gke-flex-start": "flex-start",

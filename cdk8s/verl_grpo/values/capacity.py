@@ -2,20 +2,33 @@
 workers' node selectors (both modes) are derived, so the two cannot disagree.
 
 Sources:
-- Standard flags: AI-Hypercomputer/xpk src/xpk/core/capacity.py @367c8382 (on-demand: none; spot:
+- Standard flags: AI-Hypercomputer/xpk src/xpk/core/capacity.py @367c838 (on-demand: none; spot:
   --spot; reservation: --reservation-affinity=specific --reservation=NAME); flex-start from GKE's
   "Run a small batch workload with GPUs and Flex-start VMs"
   (https://cloud.google.com/kubernetes-engine/docs/how-to/dws-flex-start-training): --flex-start
   --num-nodes 0 --enable-autoscaling --total-min-nodes 0 --location-policy ANY
   --reservation-affinity none --no-enable-autorepair. Queued provisioning only with queue.enabled:
-  its nodes come only for a ProvisioningRequest (docs/how-to/provisioningrequest), which Kueue's
+  its nodes come only for a ProvisioningRequest
+  (https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest), which Kueue's
   admission check makes (values/kueue.py).
-- Labels: GKE's cluster-autoscaler constants cloud.google.com/gke-spot and
-  cloud.google.com/gke-flex-start ("true"); Autopilot reservations: cloud.google.com/reservation-name
+- Autoscaling of every capacity (AUTOSCALE_FLAGS, --total-max-nodes): GKE "About GKE cluster
+  autoscaling" (https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler):
+  location policy ANY is the default for Spot and flex-start pools, "but you can also use it for
+  node pools using reservations or on-demand nodes. For this policy to work, autoscaling has to be
+  enabled and the initial number of nodes has to be set to 0"; --total-min-nodes and
+  --total-max-nodes bound "the total number of nodes in the node pool across all zones".
+- Labels: cloud.google.com/gke-spot=true ("GKE automatically adds the cloud.google.com/gke-spot=true
+  label" to Spot VM nodes, concepts/cluster-autoscaler above; Autopilot Spot Pods select it,
+  https://cloud.google.com/kubernetes-engine/docs/how-to/autopilot-spot-pods);
+  cloud.google.com/gke-flex-start: "true" (the nodeSelector of the dws-flex-start-training page's
+  Jobs); Autopilot reservations: cloud.google.com/reservation-name
   + cloud.google.com/reservation-affinity: "specific" ("Autopilot consumes specific reservations
   only", https://cloud.google.com/kubernetes-engine/docs/how-to/consuming-reservations).
-- Spot taints: Autopilot adds the toleration itself (docs/how-to/autopilot-spot-pods); GPU nodes
-  carry nvidia.com/gpu:NoSchedule, tolerated by the workers' default tolerations.
+- Spot taints: Autopilot adds the toleration itself
+  (https://cloud.google.com/kubernetes-engine/docs/how-to/autopilot-spot-pods); GPU nodes carry
+  nvidia.com/gpu=present:NoSchedule (GKE adds it when the cluster also has a non-GPU node pool,
+  https://cloud.google.com/kubernetes-engine/docs/how-to/gpus "Taint a GPU node pool"), tolerated
+  by the workers' default tolerations.
 """
 
 from __future__ import annotations
@@ -26,6 +39,8 @@ from .kueue import QUEUED_PROVISIONING_FLAG
 from .model import Values
 
 # Every capacity scales the GPU pool from zero: idle 8-GPU nodes are removed by the autoscaler.
+# ANY needs autoscaling and 0 initial nodes, and suits reservations and on-demand too
+# (https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler "Location policy").
 AUTOSCALE_FLAGS = ("--enable-autoscaling", "--num-nodes=0", "--total-min-nodes=0", "--location-policy=ANY")
 
 
@@ -44,6 +59,7 @@ CAPACITIES: dict[str, Capacity] = {
         Capacity(
             "spot",
             ("--spot",),
+            # https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler (Spot VMs)
             {"cloud.google.com/gke-spot": "true"},
             {},
             "spot nodes are deleted when idle; none are billed while the pool is at 0",
@@ -61,6 +77,7 @@ CAPACITIES: dict[str, Capacity] = {
         Capacity(
             "flex-start",
             ("--flex-start", "--reservation-affinity=none", "--no-enable-autorepair"),
+            # https://cloud.google.com/kubernetes-engine/docs/how-to/dws-flex-start-training (Jobs)
             {"cloud.google.com/gke-flex-start": "true"},
             {},
             "flex-start nodes are billed from provisioning until deleted; none while the pool is at 0",
@@ -85,7 +102,8 @@ def gpu_selector_labels(v: Values) -> dict[str, str]:
             {k: val.replace("{reservation}", v.cluster.reservation) for k, val in c.autopilot_labels.items()}
         )
         # The RoCE network profile is zonal (<zone>-vpc-roce) and Autopilot picks a node's zone
-        # from the pod: pin the workers to the zone of the RDMA VPC.
+        # from the pod: pin the workers to the zone of the RDMA VPC (well-known node label,
+        # https://kubernetes.io/docs/reference/labels-annotations-taints/#topologykubernetesiozone).
         labels["topology.kubernetes.io/zone"] = v.cluster.zone
     return labels
 
@@ -96,4 +114,6 @@ def pool_flags(v: Values, max_nodes: int) -> list[str]:
     flags = [f.replace("{reservation}", v.cluster.reservation) for f in c.pool_flags]
     if v.cluster.capacity == "flex-start" and v.queue.enabled:
         flags.append(QUEUED_PROVISIONING_FLAG)  # Kueue's ProvisioningRequest asks for the gang
+    # --total-max-nodes: the pool's cap across all zones (GKE 1.24+,
+    # https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler "Autoscaling limits").
     return [*flags, *AUTOSCALE_FLAGS, f"--total-max-nodes={max_nodes}"]

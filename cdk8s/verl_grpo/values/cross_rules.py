@@ -374,7 +374,9 @@ def _queue_rules() -> tuple[CrossRule, ...]:
         # kubernetes.io/hostname is unique to each node (Kubernetes' well-known labels,
         # https://kubernetes.io/docs/reference/labels-annotations-taints/#kubernetesiohostname): a
         # required placement of several workers under one value can never be admitted.
-        # Kueue places each pod set (a worker group) by its own annotation.
+        # Kueue makes a pod set of each worker group and places it by that group's own template
+        # annotation (pkg/controller/jobs/raycluster/common.go BuildPodSets, jobframework/tas.go
+        # NewPodSetTopologyRequest @v0.19.2).
         CrossRule(
             "topology-level-holds-workers",
             "queue.topology.level",

@@ -10,10 +10,10 @@
   `-preferred-topology` annotation names a level (apis/kueue/v1beta2/topology_types.go@v0.19.2).
 - Flex-start through Kueue: the GPU pool is created with queued provisioning
   (`--enable-queued-provisioning`, GKE 1.32.2-gke.1652000 or later,
-  https://docs.cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest); its nodes carry
+  https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest); its nodes carry
   the taint cloud.google.com/gke-queued=true:NoSchedule, which the workers tolerate; Kueue's
   ProvisioningRequest admission check asks for the whole gang at once. A flex-start VM runs at
-  most 7 days (https://docs.cloud.google.com/kubernetes-engine/docs/how-to/dws-flex-start-training).
+  most 7 days (https://cloud.google.com/kubernetes-engine/docs/how-to/dws-flex-start-training).
 """
 
 from __future__ import annotations
@@ -37,9 +37,19 @@ KUEUE_API = "kueue.x-k8s.io/v1beta2"  # served and stored since v0.16 (config/co
 # Kueue's objects are written in v1beta2 only: v1beta1 is deprecated and the raw CRDs carry no
 # conversion webhook. ClusterQueue v1beta2 takes admission checks only through
 # admissionChecksStrategy (apis/kueue/v1beta2/clusterqueue_types.go@v0.19.2).
+# ProvisioningRequestControllerName (apis/kueue/v1beta2/provisioningrequestconfig_types.go@v0.19.2).
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
-QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"  # GKE's ProvisioningRequest class
+# GKE's ProvisioningRequest class for flex-start with queued provisioning
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest).
+QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
+# Also the ProvisioningRequestConfig's managedResources (constructs/kueue_queue.py): "If not empty,
+# the ProvisioningRequest will contain only the podsets that are requesting at least one of them"
+# (apis/kueue/v1beta2/provisioningrequestconfig_types.go@v0.19.2 ManagedResources).
 GPU_RESOURCE = "nvidia.com/gpu"
 # The queue gates GPUs; the other resources its pods request must be covered by the ClusterQueue
 # (Kueue refuses a workload asking for an uncovered resource) and are set beyond any pool.
+# Kueue's default quota check is BlockUndeclared, "all resources defined in the workload are checked
+# against quota" (cmd/kueue/main.go quotaCheckStrategy, apis/config/v1beta2/configuration_types.go
+# @v0.19.2); a resource no resource group covers fails flavor assignment with "resource %s unavailable
+# in ClusterQueue" (pkg/scheduler/flavorassigner/flavorassigner.go findFlavorForPodSets@v0.19.2).
 COVERING_QUOTAS = {"cpu": "100000", "memory": "1000Ti", "ephemeral-storage": "10000Ti"}

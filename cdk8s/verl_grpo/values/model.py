@@ -334,6 +334,8 @@ class Worker(Model):
     )
 
 
+# KubeRay labels a group's pods ray.io/group=<groupName> (ray-operator/controllers/ray/common/pod.go
+# labelPod, utils/constant.go RayNodeGroupLabelKey @v1.7.0).
 # A group's node pool is gpu-pool-<name> (GKE: at most 40 characters), its pods' ray.io/group
 # label the name (at most 63).
 GROUP_NAME_MAX = 31
