@@ -94,6 +94,9 @@ def test_chart_metadata_and_docs():
     assert len(leaves) > 60
     for path in leaves:
         assert f"`{path}`" in readme, path
+    for field in schema["properties"]["workerGroups"]["items"]["properties"]:  # a list of our objects
+        assert f"| `workerGroups[].{field}` |" in readme, field
+    assert "workerGroups:\n  # -- Ray worker group name" in values_text  # block style, fields commented
     # A `# --` comment precedes every key line of values.yaml.
     lines = values_text.splitlines()
     key_lines = [i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]

@@ -323,11 +323,25 @@ def values_yaml() -> str:
             if node.get("type") == "object" and "properties" in node:
                 lines.append(f"{indent}{key}:")
                 walk(node, values[key], indent + "  ")
+            elif item := _object_items(node):  # a list of objects: each item's fields commented
+                lines.append(f"{indent}{key}:")
+                for value in values[key]:
+                    first = len(lines)
+                    walk(item, value, indent + "    ")
+                    lines[first + 1] = f"{indent}  - {lines[first + 1].lstrip()}"
+                    lines[first] = f"{indent}  {lines[first].lstrip()}"
             else:
                 lines.append(f"{indent}{key}: {scalar(values[key])}")
 
     walk(values_schema(), default_values(), "")
     return "\n".join(lines) + "\n"
+
+
+def _object_items(node: dict[str, Any]) -> dict[str, Any] | None:
+    """The item schema of a list of the kit's own objects (workerGroups: fields it requires), not of
+    a Kubernetes struct passed through whole (tolerations, peers), which stays one flow line."""
+    items = node.get("items", {}) if node.get("type") == "array" else {}
+    return items if "properties" in items and items.get("required") else None
 
 
 def values_table() -> list[tuple[str, str, str, str]]:
@@ -344,6 +358,13 @@ def values_table() -> list[tuple[str, str, str, str]]:
                 if "enum" in node:
                     kind += " (" + ", ".join(str(v) for v in node["enum"]) + ")"
                 rows.append((f"{prefix}{key}", kind, scalar(values[key]), node.get("description", "")))
+                if item := _object_items(node):  # each item's fields: required, or the default item's
+                    first = values[key][0]
+                    for field, sub in item["properties"].items():
+                        default = "required" if field in item.get("required", ()) else scalar(first[field])
+                        rows.append(
+                            (f"{prefix}{key}[].{field}", sub.get("type", ""), default, sub["description"])
+                        )
 
     walk(values_schema(), default_values(), "")
     return rows
