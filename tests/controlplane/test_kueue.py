@@ -185,3 +185,75 @@ def test_a_run_of_two_worker_groups_is_admitted_as_one_gang(kueue, tmp_path):
         assert assignments[group]["flavors"]["nvidia.com/gpu"] == "verl-gpu-gpu", assignments[group]
         hosts = {d.get("kubernetes.io/hostname") for d in domains(assignments[group]["topologyAssignment"])}
         assert node is None or hosts == {node}, assignments[group]["topologyAssignment"]
+
+
+def platform_queue(name: str, flavors: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
+    """What a platform team keeps (queue.createObjects false): a ResourceFlavor per kind of node,
+    one ClusterQueue covering what the run's pods ask for, and a LocalQueue in the namespace."""
+    api = "kueue.x-k8s.io/v1beta2"
+    covered = ["cpu", "memory", "ephemeral-storage", "nvidia.com/gpu"]
+    amounts = {"cpu": "100000", "memory": "1000Ti", "ephemeral-storage": "10000Ti"}
+    objects: list[dict[str, Any]] = [
+        {"apiVersion": api, "kind": "ResourceFlavor", "metadata": {"name": f}, "spec": {"nodeLabels": labels}}
+        for f, labels in flavors.items()
+    ]
+    resources = [
+        {
+            "name": f,
+            "resources": [
+                *({"name": r, "nominalQuota": q} for r, q in amounts.items()),
+                {"name": "nvidia.com/gpu", "nominalQuota": 0 if "cpu" in f else 16},
+            ],
+        }
+        for f in flavors
+    ]
+    spec = {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": covered, "flavors": resources}]}
+    objects.append({"apiVersion": api, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec})
+    local = {"name": name, "namespace": "default"}
+    objects.append(
+        {"apiVersion": api, "kind": "LocalQueue", "metadata": local, "spec": {"clusterQueue": name}}
+    )
+    return objects
+
+
+def test_a_reserved_and_a_spot_group_take_their_own_flavors_of_a_platform_queue(kueue, tmp_path):
+    """queue.createObjects renders one GPU flavor (cluster.capacity's), so groups of several
+    capacities go to a ClusterQueue the platform keeps, with a flavor for each kind of node. Kueue
+    gives each group's pod set the flavor its node selectors match: the reserved group (pinned to
+    gpu-pool) the reservation's, the spot group (gpu-pool-spot, gke-spot) the spot one, the head and
+    submitter the CPU pool's."""
+    cp = kueue
+    cp.kubectl("delete", "rayjob", "--all", "-n", "default", "--wait=true")
+    pool = "cloud.google.com/gke-nodepool"
+    flavors = {
+        "platform-cpu": cpu_pool_labels(autopilot=False),  # cluster.cpuNodePool's
+        "platform-reserved": {pool: "gpu-pool"},
+        "platform-spot": {pool: "gpu-pool-spot", "cloud.google.com/gke-spot": "true"},
+    }
+    cp.kubectl(
+        "create", "-f", "-", stdin="\n---\n".join(json.dumps(o) for o in platform_queue("platform", flavors))
+    )
+    groups = (
+        "cluster.capacity=reservation,cluster.reservation=r1,"
+        "workerGroups[0].name=reserved,workerGroups[0].replicas=1,"
+        "workerGroups[1].name=spot,workerGroups[1].replicas=1,workerGroups[1].capacity=spot"
+    )
+    asked = (
+        "--set",
+        "queue.enabled=true,queue.localQueue=platform",
+        "--set",
+        groups,
+        "--set",
+        "run.name=grpo-005",
+    )
+    folder = synth(tmp_path / "p", "h200-standard", *asked)
+    assert not list(folder.glob("clusterqueue-*.yaml"))  # the platform's, not the kit's
+    _, admitted = apply_and_admit(cp, folder, "the reserved + spot RayJob")
+    flavor = {
+        p["name"]: p["flavors"]["nvidia.com/gpu"]
+        for p in admitted["status"]["admission"]["podSetAssignments"]
+        if "nvidia.com/gpu" in p["flavors"]
+    }
+    assert flavor == {"reserved": "platform-reserved", "spot": "platform-spot"}, flavor
+    cpu = {p["name"]: p["flavors"]["cpu"] for p in admitted["status"]["admission"]["podSetAssignments"]}
+    assert {cpu["head"], cpu["submitter"]} == {"platform-cpu"}, cpu
