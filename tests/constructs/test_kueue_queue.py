@@ -110,3 +110,41 @@ def test_without_flex_start_or_placement_no_check_and_no_topology_on_the_flavor(
     (cq,) = objects(r, "ClusterQueue")
     assert "admissionChecksStrategy" not in cq["spec"]
     assert all("topologyName" not in f["spec"] for f in objects(r, "ResourceFlavor"))
+
+
+MIXED = (
+    "cluster.capacity=reservation,cluster.reservation=r1,workerGroups[0].name=reserved,"
+    "workerGroups[0].replicas=1,workerGroups[1].name=spot,workerGroups[1].replicas=1,"
+    "workerGroups[1].capacity=spot"
+)
+
+
+@pytest.mark.parametrize("profile", ["h200-standard", "h200-autopilot"])
+def test_groups_of_several_capacities_share_the_gpu_flavor_by_the_machine_labels(profile):
+    """Kueue gives a pod set only a flavor its selectors match, and adds the flavor's labels to the
+    admitted pods: with a reserved and a spot group the one GPU flavor names the machine alone,
+    labels both groups select, and no capacity's."""
+    sets = (*QUEUED, "queue.createObjects=true", MIXED)
+    if profile.endswith("autopilot"):
+        sets = (*sets, "cluster.zone=us-central1-b")
+    r = render_one(*sets, profile=profile)
+    (flavor,) = [f for f in objects(r, "ResourceFlavor") if f["metadata"]["name"].endswith("-gpu")]
+    labels = flavor["spec"]["nodeLabels"]
+    for name in ("reserved", "spot"):
+        assert labels.items() <= dict(pods(r))[name]["spec"]["nodeSelector"].items(), name
+    assert labels["cloud.google.com/gke-accelerator"] == "nvidia-h200-141gb"
+    capacity = {
+        "cloud.google.com/gke-spot",
+        "cloud.google.com/reservation-name",
+        "cloud.google.com/gke-flex-start",
+    }
+    assert not capacity & set(labels)
+
+
+def test_a_flex_start_group_among_others_is_refused_with_the_queue_objects():
+    from verl_grpo.problems import Problems
+
+    flex = MIXED.replace("capacity=spot", "capacity=flex-start")
+    with pytest.raises(Problems, match=r"queue\.createObjects: .*flex-start groups cannot be mixed"):
+        render_one(*QUEUED, "queue.createObjects=true", flex)
+    render_one(*QUEUED, flex)  # a platform's ClusterQueue may hold each its own flavor and check

@@ -257,3 +257,22 @@ def test_a_reserved_and_a_spot_group_take_their_own_flavors_of_a_platform_queue(
     assert flavor == {"reserved": "platform-reserved", "spot": "platform-spot"}, flavor
     cpu = {p["name"]: p["flavors"]["cpu"] for p in admitted["status"]["admission"]["podSetAssignments"]}
     assert {cpu["head"], cpu["submitter"]} == {"platform-cpu"}, cpu
+
+
+def test_a_reserved_and_a_spot_group_share_the_kits_gpu_flavor(kueue, tmp_path):
+    """queue.createObjects with groups of two capacities: the one GPU flavor names the machine's
+    labels alone (constructs/kueue_queue.py), which both groups' selectors match, so the real Kueue
+    admits the run with both pod sets on it and within the one GPU quota."""
+    cp = kueue
+    cp.kubectl("delete", "rayjob", "--all", "-n", "default", "--wait=true")
+    groups = (
+        "cluster.capacity=reservation,cluster.reservation=r1,"
+        "workerGroups[0].name=reserved,workerGroups[0].replicas=1,"
+        "workerGroups[1].name=spot,workerGroups[1].replicas=1,workerGroups[1].capacity=spot"
+    )
+    names = "queue.clusterQueue=mixed,queue.localQueue=mixed,run.name=grpo-006"
+    folder = synth(tmp_path / "m", "h200-standard", *QUEUED, "--set", groups, "--set", names)
+    _, admitted = apply_and_admit(cp, folder, "the reserved + spot RayJob on the kit's queue")
+    assignments = admitted["status"]["admission"]["podSetAssignments"]
+    gpu = {p["name"]: p["flavors"]["nvidia.com/gpu"] for p in assignments if "nvidia.com/gpu" in p["flavors"]}
+    assert gpu == {"reserved": "mixed-gpu", "spot": "mixed-gpu"}, gpu

@@ -123,8 +123,8 @@ def repair(values: dict) -> dict:
             g["minReplicas"] = g["replicas"]
         if 0 < g.get("maxReplicas", 0) < g["replicas"]:
             g["maxReplicas"] = g["replicas"]
-        if g.get("capacity", "") not in ("", *gpu.capacities) or values["queue"]["createObjects"]:
-            g["capacity"] = ""  # group-capacity-offered, queue-objects-one-capacity
+        if g.get("capacity", "") not in ("", *gpu.capacities):
+            g["capacity"] = ""  # group-capacity-offered
     gpus = gpu.gpus_per_node * sum(g["replicas"] for g in groups)
     # (and at most the GSM8K rows the data-prep Job writes: no epoch of 0 steps)
     t["trainBatchSize"] = gpus * max(1, min(t["trainBatchSize"] // gpus, GSM8K_TRAIN_ROWS // gpus))
@@ -138,6 +138,9 @@ def repair(values: dict) -> dict:
         c["mode"] = "standard"
     if c["capacity"] not in gpu.capacities:
         c["capacity"] = gpu.capacities[0]
+    for g in groups:  # queue-objects-flex-start-alone: no flex-start among other capacities
+        if values["queue"]["createObjects"] and "flex-start" in (g.get("capacity"), c["capacity"]):
+            g["capacity"] = ""
     t["tensorParallelSize"] = math.gcd(t["tensorParallelSize"], gpu.gpus_per_node)
     if c["cpuMachineType"] == "c2-standard-8":
         values["head"].update(cpu="4", memory="16Gi")

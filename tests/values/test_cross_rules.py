@@ -235,6 +235,20 @@ PAIRS = [
         "queue.createObjects": True,
         "workerGroups": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1, "capacity": "on-demand"}],
     },
+    {
+        "queue.enabled": True,
+        "queue.createObjects": True,
+        "workerGroups": [
+            {"name": "a", "replicas": 1},
+            {"name": "b", "replicas": 1, "capacity": "flex-start"},
+        ],
+    },
+    {
+        "queue.enabled": True,
+        "queue.createObjects": True,
+        "cluster.capacity": "flex-start",
+        "workerGroups": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1, "capacity": "spot"}],
+    },
     {"gpu.type": "a4x", "workerGroups": [{"name": "a", "replicas": 1, "capacity": "spot"}]},
     {
         "workerGroups": [

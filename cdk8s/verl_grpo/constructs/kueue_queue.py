@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..values.capacity import gpu_selector_labels
 from ..values.derive import DeploySpec
 from ..values.kueue import (
     COVERING_QUOTAS,
@@ -22,7 +23,7 @@ from ..values.kueue import (
 )
 from ..values.model import TOPOLOGY_LEVELS
 from .base import ManifestConstruct
-from .scheduling import cpu_node_selector, gpu_node_selector
+from .scheduling import cpu_node_selector, gpu_machine_selector
 
 if TYPE_CHECKING:
     from constructs import Construct
@@ -53,11 +54,21 @@ class KueueQueue(ManifestConstruct):
             name=cpu_flavor,
             body={"spec": {"nodeLabels": cpu_node_selector(v)}},
         )
+        # The labels every group's workers select: with groups of several capacities (the rule
+        # queue-objects-flex-start-alone keeps flex-start out of such a mix) the machine's alone.
+        # Kueue gives a pod set only a flavor whose labels its selectors match, and adds the
+        # flavor's labels to the admitted pods' nodeSelector
+        # (https://kueue.sigs.k8s.io/docs/concepts/resource_flavor/#resourceflavor-labels); the tier
+        # shows both (tests/controlplane/test_kueue.py).
+        labels = {
+            **gpu_machine_selector(spec),
+            **spec.ops.fields_when(spec.ops.one_capacity(v), gpu_selector_labels(v)),
+        }
         self.add_object(
             "gpu-flavor",
             kind="ResourceFlavor",
             name=gpu_flavor,
-            body={"spec": {"nodeLabels": gpu_node_selector(spec), **placed}},
+            body={"spec": {"nodeLabels": labels, **placed}},
         )
         checks: dict[str, Any] = {}
         if v.cluster.capacity == "flex-start":

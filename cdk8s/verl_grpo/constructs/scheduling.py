@@ -43,6 +43,12 @@ def cpu_node_selector(v: Values) -> dict[str, str]:
 
 
 def gpu_node_selector(spec: DeploySpec) -> dict[str, str]:
+    """The GPU workers' node selector: the machine's labels, then the capacity's."""
+    return {**gpu_machine_selector(spec), **gpu_selector_labels(spec.values)}
+
+
+def gpu_machine_selector(spec: DeploySpec) -> dict[str, str]:
+    """The labels every GPU node of the machine carries, whatever capacity it comes from."""
     v, gpu = spec.values, spec.gpu
     # "GKE attaches a unique node selector to GPU nodes": cloud.google.com/gke-accelerator, the
     # accelerator type (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus).
@@ -56,7 +62,6 @@ def gpu_node_selector(spec: DeploySpec) -> dict[str, str]:
         selector[ARCH_LABEL] = gpu.arch
     if v.network.rdma == "dranet":
         selector[DRANET_LABEL] = "true"  # only the pools that publish their NICs (values/networks.py)
-    selector.update(gpu_selector_labels(v))
     return selector
 
 

@@ -25,6 +25,7 @@ from .expressions import (
     Expr,
     G,
     Lookup,
+    OneCapacity,
     RepeatedGroups,
     Scope,
     UsesCapacity,
@@ -396,26 +397,29 @@ def _queue_rules() -> tuple[CrossRule, ...]:
             ),
             each_group=True,
         ),
-        # The ClusterQueue's GPU flavor is cluster.capacity's (constructs/kueue_queue.py).
+        # queue.createObjects renders one GPU flavor, shared by every group, and the flex-start
+        # admission check only for cluster.capacity flex-start, on that flavor: a ProvisioningRequest
+        # holds every pod set of the flavor (constructs/kueue_queue.py), so other groups' nodes would
+        # be asked of GKE's queued provisioning, and a flex-start group under another
+        # cluster.capacity would get no request at all.
         CrossRule(
-            "queue-objects-one-capacity",
+            "queue-objects-flex-start-alone",
             "queue.createObjects",
             op(
                 "and",
                 queued,
                 V("Values.queue.createObjects"),
-                op("ne", op("or", G("capacity"), CAPACITY), CAPACITY),
+                UsesCapacity("flex-start"),
+                op("not", OneCapacity()),
             ),
             (
-                "renders one GPU flavor, cluster.capacity's ('",
+                "renders one GPU flavor for every group, and GKE's queued provisioning for all of them "
+                "when cluster.capacity is flex-start: flex-start groups cannot be mixed with others "
+                "(cluster.capacity '",
                 CAPACITY,
-                "'), but group '",
-                G("name"),
-                "' takes '",
-                G("capacity"),
-                "' nodes: give the platform's ClusterQueue a flavor for each (createObjects: false)",
+                "'); set cluster.capacity flex-start for every group, or give the platform's "
+                "ClusterQueue a flavor and admission check of its own for them (createObjects: false)",
             ),
-            each_group=True,
         ),
         CrossRule(
             "flex-start-run-length",

@@ -164,9 +164,15 @@ def effective_capacities(values: dict[str, Any]) -> list[str]:
 # by a space, as templates (_rules.tpl defines them): the aggregate rules test these strings.
 CAPACITIES = "verl-grpo.groupCapacities"
 REPEATED = "verl-grpo.repeatedGroups"
+# "true" when no group names a capacity other than cluster.capacity: its entries are cut from the
+# list, which leaves "|" only when no other is there (no capacity's name begins another's).
+ONE_CAPACITY = "verl-grpo.oneCapacity"
 GROUP_TEMPLATES = (
     f'{{{{- define "{CAPACITIES}" }}}}{{{{- range .Values.workerGroups }}}}|'
     "{{ .capacity | default $.Values.cluster.capacity }}{{- end }}|{{- end }}",
+    f'{{{{- define "{ONE_CAPACITY}" }}}}'
+    f'{{{{- eq (replace (print "|" .Values.cluster.capacity) "" (include "{CAPACITIES}" .)) "|" }}}}'
+    "{{- end }}",
     f'{{{{- define "{REPEATED}" }}}}{{{{- $seen := dict }}}}{{{{- range .Values.workerGroups }}}}'
     "{{- if hasKey $seen .name }}{{ .name }} {{ end }}{{- $_ := set $seen .name true }}{{- end }}"
     "{{- end }}",
@@ -184,6 +190,17 @@ class UsesCapacity(Expr):
 
     def go(self) -> str:
         return f"(contains {json.dumps(f'|{self.capacity}|')} (include {json.dumps(CAPACITIES)} .))"
+
+
+@dataclass(frozen=True)
+class OneCapacity(Expr):
+    """Every worker group's nodes come from cluster.capacity (none names another)."""
+
+    def py(self, scope: Scope) -> Any:
+        return set(effective_capacities(scope["Values"])) == {scope["Values"]["cluster"]["capacity"]}
+
+    def go(self) -> str:
+        return f'(eq (include {json.dumps(ONE_CAPACITY)} .) "true")'
 
 
 @dataclass(frozen=True)

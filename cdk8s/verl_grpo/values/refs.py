@@ -176,6 +176,12 @@ class Ops:
 
         return total_workers(values)
 
+    def one_capacity(self, values: Any) -> Any:
+        """Every worker group's nodes come from cluster.capacity (a boolean leaf)."""
+        from .worker_groups import one_capacity
+
+        return one_capacity(values)
+
     def leaves_digest(self, *leaves: object) -> str:
         """8 hex digits of sha256 over the leaves as Helm's `list ... | toJson` writes them."""
         return _digest(go_json(list(leaves)))
@@ -249,6 +255,11 @@ class MarkerOps(Ops):
 
     def total_workers(self, values: Any) -> Any:
         return self.table.add(f"(include {json.dumps(WORKER_COUNT_TEMPLATE)} . | atoi)", "json")
+
+    def one_capacity(self, values: Any) -> Any:
+        from .expressions import OneCapacity  # expressions imports this module
+
+        return self.table.add(OneCapacity().go(), "json")
 
     def spec_digest(self, spec: dict[str, object], template: str) -> str:
         return self.table.add(f"(include {json.dumps(template + '.digest')} .)", "str")

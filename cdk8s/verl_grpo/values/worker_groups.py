@@ -58,5 +58,11 @@ def group_views(v: Values) -> list[GroupView]:
     ]
 
 
+def one_capacity(v: Values) -> bool:
+    """No group names a capacity other than cluster.capacity (expressions.OneCapacity, in the
+    rules' terms)."""
+    return all(capacity_of(g, v) == v.cluster.capacity for g in v.worker_groups)
+
+
 def total_workers(v: Values) -> int:
     return sum(g.replicas for g in v.worker_groups)

@@ -2,6 +2,7 @@
 {{- define "verl-grpo.quantity" }}{{- $n := regexFind "^[0-9]+(\\.[0-9]+)?" (toString .) }}{{- mulf (float64 $n) (index (dict "" 1 "m" 0.001 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776) (trimPrefix $n (toString .))) }}{{- end }}
 {{- define "verl-grpo.workerCount" }}{{- $n := 0 }}{{- range .Values.workerGroups }}{{- $n = add $n .replicas }}{{- end }}{{- $n }}{{- end }}
 {{- define "verl-grpo.groupCapacities" }}{{- range .Values.workerGroups }}|{{ .capacity | default $.Values.cluster.capacity }}{{- end }}|{{- end }}
+{{- define "verl-grpo.oneCapacity" }}{{- eq (replace (print "|" .Values.cluster.capacity) "" (include "verl-grpo.groupCapacities" .)) "|" }}{{- end }}
 {{- define "verl-grpo.repeatedGroups" }}{{- $seen := dict }}{{- range .Values.workerGroups }}{{- if hasKey $seen .name }}{{ .name }} {{ end }}{{- $_ := set $seen .name true }}{{- end }}{{- end }}
 {{- define "verl-grpo.rules" }}
 {{- if (and (eq .Values.cluster.mode "autopilot") (eq .Values.cluster.zone "")) }}
@@ -149,10 +150,8 @@
 {{- fail (print "queue.topology.level: " "'kubernetes.io/hostname' names one node, but queue.topology.mode 'required' puts all " ($group.replicas | default "") " workers of group '" ($group.name | default "") "' under one value of it: Kueue would never admit the run (choose a GCE block or sub-block)" " [topology-level-holds-workers]") }}
 {{- end }}
 {{- end }}
-{{- range $group := .Values.workerGroups }}
-{{- if (and $.Values.queue.enabled $.Values.queue.createObjects (ne (($group.capacity | default "") | default $.Values.cluster.capacity) $.Values.cluster.capacity)) }}
-{{- fail (print "queue.createObjects: " "renders one GPU flavor, cluster.capacity's ('" $.Values.cluster.capacity "'), but group '" ($group.name | default "") "' takes '" ($group.capacity | default "") "' nodes: give the platform's ClusterQueue a flavor for each (createObjects: false)" " [queue-objects-one-capacity]") }}
-{{- end }}
+{{- if (and .Values.queue.enabled .Values.queue.createObjects (contains "|flex-start|" (include "verl-grpo.groupCapacities" .)) (not (eq (include "verl-grpo.oneCapacity" .) "true"))) }}
+{{- fail (print "queue.createObjects: " "renders one GPU flavor for every group, and GKE's queued provisioning for all of them when cluster.capacity is flex-start: flex-start groups cannot be mixed with others (cluster.capacity '" .Values.cluster.capacity "'); set cluster.capacity flex-start for every group, or give the platform's ClusterQueue a flavor and admission check of its own for them (createObjects: false)" " [queue-objects-flex-start-alone]") }}
 {{- end }}
 {{- if (and (contains "|flex-start|" (include "verl-grpo.groupCapacities" .)) (eq .Values.run.kind "RayJob") (gt (int .Values.job.activeDeadlineSeconds) (int 604800))) }}
 {{- fail (print "job.activeDeadlineSeconds: " "" .Values.job.activeDeadlineSeconds " is longer than a flex-start VM runs (604800 s, 7 days): the nodes go before the run ends" " [flex-start-run-length]") }}
