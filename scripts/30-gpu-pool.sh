@@ -16,28 +16,37 @@ check_cluster_name
 if [[ " $POOL_CAPACITIES " == *" reservation "* ]]; then
   exists gcloud compute reservations describe "$RESERVATION" --project="$PROJECT" --zone="$ZONE" ||
     die "reservation $RESERVATION (cluster.reservation) not found in $ZONE"
-  # SUB_BLOCK_NODES (from verl-grpo env): a group's workers must share one sub-block (queue.topology
-  # required at the sub-block level, or A4X's placement policy). GKE publishes no sub-block size
-  # for A4 and A3 Ultra, so ask the reservation: each healthy sub-block's hosts (count) less those
-  # in use (inUseCount), as xpk does (AI-Hypercomputer/xpk src/xpk/core/reservation.py@367c838;
-  # fields: https://cloud.google.com/compute/docs/reference/rest/v1/reservationSubBlocks).
+  # SUB_BLOCK_NODES (from verl-grpo env): the sizes of the groups whose workers must each share
+  # one sub-block (queue.topology required at the sub-block level, or A4X's placement policy),
+  # largest first. GKE publishes no sub-block size for A4 and A3 Ultra, so ask the reservation:
+  # each healthy sub-block's hosts (count) less those in use (inUseCount), as xpk does
+  # (AI-Hypercomputer/xpk src/xpk/core/reservation.py@367c838; fields:
+  # https://cloud.google.com/compute/docs/reference/rest/v1/reservationSubBlocks). Each group takes
+  # the first sub-block with room left for it (first fit, largest group first).
   if [[ -n $SUB_BLOCK_NODES ]]; then
-    free=() fits=""
+    names=() room=() free=()
     for block in $(gcloud compute reservations blocks list "$RESERVATION" --project="$PROJECT" \
       --zone="$ZONE" --format='value(name)'); do
       while IFS=, read -r name count in_use; do
+        names+=("$block/$name") room+=($((count - in_use)))
         free+=("$block/$name: $((count - in_use)) of $count")
-        if ((count - in_use >= SUB_BLOCK_NODES)); then
-          fits="$block/$name"
-          break 2
-        fi
       done < <(gcloud compute reservations sub-blocks list "$RESERVATION" --block-name="$block" \
         --project="$PROJECT" --zone="$ZONE" --filter='healthInfo.healthStatus=HEALTHY' \
         --format='csv[no-heading](name,count,inUseCount)')
     done
-    [[ -n $fits ]] || die "no healthy sub-block of reservation $RESERVATION has $SUB_BLOCK_NODES free" \
-      "hosts for a group's workers (free: ${free[*]:-none listed}); lower its replicas or use another reservation"
-    log "sub-block $fits of reservation $RESERVATION holds the $SUB_BLOCK_NODES workers"
+    for size in $SUB_BLOCK_NODES; do
+      fits=""
+      for i in "${!names[@]}"; do
+        if ((room[i] >= size)); then
+          fits=${names[i]} room[i]=$((room[i] - size))
+          break
+        fi
+      done
+      [[ -n $fits ]] || die "no healthy sub-block of reservation $RESERVATION has $size free hosts left" \
+        "for a group's workers (groups: $SUB_BLOCK_NODES; free: ${free[*]:-none listed}); lower its" \
+        "replicas or use another reservation"
+      log "sub-block $fits of reservation $RESERVATION holds a group's $size workers"
+    done
   fi
 fi
 inputs_checked

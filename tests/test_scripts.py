@@ -173,12 +173,35 @@ def test_workers_that_fit_no_sub_block_are_found_before_creating(tmp_path):
     env = script_env(state, tmp_path / "data", FAKE_SUB_BLOCKS="b1/s0/18/17 b2/s0/4/3")
     done = run_script("30-gpu-pool.sh", env, *SUB_BLOCK_RUN)
     assert done.returncode == 1, done.stderr
-    assert "no healthy sub-block of reservation r1 has 2 free hosts" in done.stderr
+    assert "no healthy sub-block of reservation r1 has 2 free hosts left" in done.stderr
     assert "b1/s0: 1 of 18 b2/s0: 1 of 4" in done.stderr
     assert mutating(calls(state)) == []
     env["FAKE_SUB_BLOCKS"] = "b1/s0/18/17 b2/s0/4/2"  # now b2's sub-block has room
     done = run_script("30-gpu-pool.sh", env, *SUB_BLOCK_RUN)
-    assert done.returncode == 0 and "sub-block b2/s0 of reservation r1 holds the 2 workers" in done.stderr
+    assert (
+        done.returncode == 0 and "sub-block b2/s0 of reservation r1 holds a group's 2 workers" in done.stderr
+    )
+
+
+def test_two_groups_that_each_need_a_sub_block_need_room_for_both(tmp_path):
+    """Two reserved groups of 3 and 1 workers, each kept in one sub-block by Kueue: a sub-block
+    with 3 free hosts holds the larger, and the smaller needs a host left somewhere."""
+    state = tmp_path / "state"
+    already_there(state, ["compute reservations r1"])
+    env = script_env(state, tmp_path / "data", FAKE_SUB_BLOCKS="b1/s0/18/15 b1/s1/18/18")
+    groups = (
+        "workerGroups[0].name=a,workerGroups[0].replicas=3,workerGroups[1].name=b,workerGroups[1].replicas=1"
+    )
+    done = run_script("30-gpu-pool.sh", env, *SUB_BLOCK_RUN, "--set", groups)
+    assert done.returncode == 1, done.stderr
+    refused = "has 1 free hosts left for a group's workers (groups: 3 1; free: b1/s0: 3 of 18 b1/s1: 0 of 18)"
+    assert refused in done.stderr
+    assert mutating(calls(state)) == []
+    env["FAKE_SUB_BLOCKS"] = "b1/s0/18/15 b1/s1/18/17"
+    done = run_script("30-gpu-pool.sh", env, *SUB_BLOCK_RUN, "--set", groups)
+    assert done.returncode == 0, done.stderr
+    assert "sub-block b1/s0 of reservation r1 holds a group's 3 workers" in done.stderr
+    assert "sub-block b1/s1 of reservation r1 holds a group's 1 workers" in done.stderr
 
 
 def test_each_worker_group_gets_a_pool_of_its_capacity_and_a_rerun_creates_none(tmp_path):

@@ -59,10 +59,10 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         "CLUSTER_MODE": v.cluster.mode,
         "CAPACITY": v.cluster.capacity,
         "RESERVATION": v.cluster.reservation,
-        # The workers of a group that must share one sub-block of the reservation: 30-gpu-pool.sh
-        # asks the reservation for a healthy sub-block with that many free hosts (the largest
-        # such group's) before creating the pools.
-        "SUB_BLOCK_NODES": str(max(sizes)) if (sizes := sub_block_groups(v, gpu, views)) else "",
+        # The sizes of the groups that must each share one sub-block of the reservation, largest
+        # first: 30-gpu-pool.sh finds each a healthy sub-block with that many hosts left before it
+        # creates the pools.
+        "SUB_BLOCK_NODES": " ".join(str(n) for n in sorted(sub_block_groups(v, gpu, views), reverse=True)),
         "VALUES_ZONE": v.cluster.zone,
         # A pool per worker group, each with its group's capacity and autoscaling from 0 to its
         # replicas (values/capacity.py, values/worker_groups.py): names, and flags one line each.
