@@ -17,8 +17,10 @@ from typing import Any
 import pytest
 import yaml
 
+from verl_grpo.values.kueue import COVERING_QUOTAS, GPU_RESOURCE, KUEUE_API
 from verl_grpo.values.machines import gpu_profiles
 
+from ..constructs.test_kueue_queue import MIXED  # a reserved and a spot group, 1 worker each
 from .cluster import ControlPlane, ControlPlaneError
 from .helpers import items, synth, wait_for
 from .test_scheduling import cpu_node, cpu_pool_labels, gpu_node
@@ -190,9 +192,7 @@ def test_a_run_of_two_worker_groups_is_admitted_as_one_gang(kueue, tmp_path):
 def platform_queue(name: str, flavors: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
     """What a platform team keeps (queue.createObjects false): a ResourceFlavor per kind of node,
     one ClusterQueue covering what the run's pods ask for, and a LocalQueue in the namespace."""
-    api = "kueue.x-k8s.io/v1beta2"
-    covered = ["cpu", "memory", "ephemeral-storage", "nvidia.com/gpu"]
-    amounts = {"cpu": "100000", "memory": "1000Ti", "ephemeral-storage": "10000Ti"}
+    api, covered = KUEUE_API, [*COVERING_QUOTAS, GPU_RESOURCE]  # what the kit's pods ask for
     objects: list[dict[str, Any]] = [
         {"apiVersion": api, "kind": "ResourceFlavor", "metadata": {"name": f}, "spec": {"nodeLabels": labels}}
         for f, labels in flavors.items()
@@ -201,8 +201,8 @@ def platform_queue(name: str, flavors: dict[str, dict[str, str]]) -> list[dict[s
         {
             "name": f,
             "resources": [
-                *({"name": r, "nominalQuota": q} for r, q in amounts.items()),
-                {"name": "nvidia.com/gpu", "nominalQuota": 0 if "cpu" in f else 16},
+                *({"name": r, "nominalQuota": q} for r, q in COVERING_QUOTAS.items()),
+                {"name": GPU_RESOURCE, "nominalQuota": 0 if "cpu" in f else 16},
             ],
         }
         for f in flavors
@@ -233,16 +233,11 @@ def test_a_reserved_and_a_spot_group_take_their_own_flavors_of_a_platform_queue(
     cp.kubectl(
         "create", "-f", "-", stdin="\n---\n".join(json.dumps(o) for o in platform_queue("platform", flavors))
     )
-    groups = (
-        "cluster.capacity=reservation,cluster.reservation=r1,"
-        "workerGroups[0].name=reserved,workerGroups[0].replicas=1,"
-        "workerGroups[1].name=spot,workerGroups[1].replicas=1,workerGroups[1].capacity=spot"
-    )
     asked = (
         "--set",
         "queue.enabled=true,queue.localQueue=platform",
         "--set",
-        groups,
+        MIXED,
         "--set",
         "run.name=grpo-005",
     )
@@ -265,13 +260,8 @@ def test_a_reserved_and_a_spot_group_share_the_kits_gpu_flavor(kueue, tmp_path):
     admits the run with both pod sets on it and within the one GPU quota."""
     cp = kueue
     cp.kubectl("delete", "rayjob", "--all", "-n", "default", "--wait=true")
-    groups = (
-        "cluster.capacity=reservation,cluster.reservation=r1,"
-        "workerGroups[0].name=reserved,workerGroups[0].replicas=1,"
-        "workerGroups[1].name=spot,workerGroups[1].replicas=1,workerGroups[1].capacity=spot"
-    )
     names = "queue.clusterQueue=mixed,queue.localQueue=mixed,run.name=grpo-006"
-    folder = synth(tmp_path / "m", "h200-standard", *QUEUED, "--set", groups, "--set", names)
+    folder = synth(tmp_path / "m", "h200-standard", *QUEUED, "--set", MIXED, "--set", names)
     _, admitted = apply_and_admit(cp, folder, "the reserved + spot RayJob on the kit's queue")
     assignments = admitted["status"]["admission"]["podSetAssignments"]
     gpu = {p["name"]: p["flavors"]["nvidia.com/gpu"] for p in assignments if "nvidia.com/gpu" in p["flavors"]}
