@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Step 3 (Standard): the GPU node pools, one per worker group (workerGroups).
+# Step 3 (Standard): the GPU node pools, one per worker group (workerGroups), each of its group's
+# machine (workerGroups[].machine, else gpu.type).
 # Creates: node pool gpu-pool (the first group's; gpu-pool-<group> for each further one) in ZONE
 # with the gVNIC and RDMA networks attached (multi-network), or with GKE managed DRANET
 # (network.rdma dranet: gcloud beta, --accelerator-network-profile=auto and the DRANET label),
@@ -82,15 +83,11 @@ if [[ -n $ACCELERATOR_TOPOLOGY ]]; then
   placement=(--placement-policy="$WORKLOAD_POLICY")
 fi
 
-# gpu-driver-version=latest: "Install the latest available driver version for your GKE version.
-# Available only for nodes that use Container-Optimized OS"
-# (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus).
+# Each line of GPU_POOL_FLAGS: the group's machine (type, GPUs and driver, disk), then its capacity.
 for i in "${!pools[@]}"; do
-  read -r -a capacity_flags <<<"${pool_flags[i]}"
+  read -r -a group_flags <<<"${pool_flags[i]}"
   ensure "node pool ${pools[i]}" gcloud container node-pools describe "${pools[i]}" --cluster="$CLUSTER" \
     --project="$PROJECT" --location="$REGION" -- \
     "${create[@]}" "${pools[i]}" --cluster="$CLUSTER" --project="$PROJECT" \
-    --location="$REGION" --node-locations="$ZONE" --machine-type="$MACHINE_TYPE" \
-    --accelerator="type=$ACCELERATOR,count=$GPUS_PER_NODE,gpu-driver-version=latest" \
-    "${capacity_flags[@]}" "${networks[@]}" "${placement[@]}"
+    --location="$REGION" --node-locations="$ZONE" "${group_flags[@]}" "${networks[@]}" "${placement[@]}"
 done

@@ -13,7 +13,7 @@ from .profiles import Profile
 from .values.capacity import pool_flags
 from .values.derive import DeploySpec
 from .values.gke_versions import floor
-from .values.machines import GpuProfile
+from .values.machines import GpuProfile, gpu_profiles
 from .values.model import SUB_BLOCK_LEVEL, Values
 from .values.networks import DRANET_POOL_FLAGS, nic_networks
 from .values.pins import VERL_COMMIT, rdma_installer
@@ -40,6 +40,15 @@ def sub_block_groups(v: Values, gpu: GpuProfile, views: list[GroupView]) -> list
     return [g.replicas for g in views if g.values.cluster.capacity == "reservation"]
 
 
+def machine_flags(gpu: GpuProfile) -> list[str]:
+    """A GPU pool's machine: its type and its GPUs with GKE's driver (data/gpus/)."""
+    # gpu-driver-version=latest: "Install the latest available driver version for your GKE
+    # version. Available only for nodes that use Container-Optimized OS"
+    # (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus).
+    accelerator = f"type={gpu.accelerator},count={gpu.gpus_per_node},gpu-driver-version=latest"
+    return [f"--machine-type={gpu.machine_type}", f"--accelerator={accelerator}"]
+
+
 def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NETWORK_BASE) -> dict[str, str]:
     v, gpu = spec.values, spec.gpu
     nets = nic_networks(v.network.prefix, gpu.rdma_nics)
@@ -64,19 +73,21 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         # creates the pools.
         "SUB_BLOCK_NODES": " ".join(str(n) for n in sorted(sub_block_groups(v, gpu, views), reverse=True)),
         "VALUES_ZONE": v.cluster.zone,
-        # A pool per worker group, each with its group's capacity and autoscaling from 0 to its
-        # replicas (values/capacity.py, values/worker_groups.py): names, and flags one line each.
+        # A pool per worker group, each of its group's machine, with its capacity and autoscaling
+        # from 0 to its replicas (values/capacity.py, values/worker_groups.py): names, and flags
+        # one line each.
         "GPU_POOLS": " ".join(view.pool for view in views),
         "POOL_CAPACITIES": " ".join(view.values.cluster.capacity for view in views),
         "GPU_POOL_FLAGS": "\n".join(
             " ".join(
                 [
+                    *machine_flags(machine),
                     *pool_flags(view.values, view.replicas),
                     *(DRANET_POOL_FLAGS if dranet else ()),
-                    *([f"--disk-type={gpu.boot_disk_type}"] if gpu.boot_disk_type else []),
+                    *([f"--disk-type={machine.boot_disk_type}"] if machine.boot_disk_type else []),
                 ]
             )
-            for view in views
+            for view, machine in zip(views, (gpu_profiles()[w.values.gpu.type] for w in views), strict=True)
         ),
         # multi-network: VPCs, pool networks and Network objects; dranet: none (values/networks.py).
         "RDMA_MODE": v.network.rdma,

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..values.derive import DeploySpec
+from ..values.derive import DeploySpec, group_spec
 from ..values.worker_groups import WORKER_GROUP_TEMPLATE, GroupView
 from .base import WAVE_RUN, ManifestConstruct, image, pod_labels
 from .device_claims import DeviceClaims
@@ -94,7 +93,7 @@ class VerlRayCluster(ManifestConstruct):
             "headGroupSpec": self._head(spec, storage, identity, preflight),
             "workerGroupSpecs": [
                 self._workers(
-                    replace(spec, values=group.values), group, storage, network, claims, identity, preflight
+                    group_spec(spec, group.values), group, storage, network, claims, identity, preflight
                 )
                 for group in spec.ops.worker_groups(spec.values)
             ],

@@ -173,10 +173,11 @@ class RangedDefine:
 
 
 # values/worker_groups.py group_views, in Go: the group's capacity in place of cluster.capacity,
-# its pool, its replica bounds (0: replicas).
+# its machine in place of gpu.type, its pool, its replica bounds (0: replicas).
 GROUP_CONTEXT = (
     'dict "Values" (mergeOverwrite (deepCopy $root.Values) (dict "cluster" (dict "capacity" '
-    "($item.capacity | default $root.Values.cluster.capacity)))) "
+    '($item.capacity | default $root.Values.cluster.capacity)) "gpu" (dict "type" '
+    "($item.machine | default $root.Values.gpu.type)))) "
     '"Release" $root.Release "group" (dict "name" $item.name "replicas" $item.replicas '
     '"minReplicas" ($item.minReplicas | default $item.replicas) '
     '"maxReplicas" ($item.maxReplicas | default $item.replicas) '
@@ -187,7 +188,7 @@ RANGED = {
     WORKER_GROUP_TEMPLATE: RangedDefine(
         ".Values.workerGroups",
         GROUP_CONTEXT,
-        "One worker group: `.group` its fields, `.Values` the values with its capacity.",
+        "One worker group: `.group` its fields, `.Values` the values with its capacity and machine.",
     )
 }
 

@@ -36,7 +36,7 @@ from .expressions import (
 )
 from .kuberay import AUTH_SECRET_SINCE, NAME_MAX, RAY_TOKEN_AUTH_SINCE, SUBMISSION_MODE_SINCE
 from .kueue import FLEX_START_MAX_SECONDS
-from .machines import GIB, allocatable_cpu, allocatable_memory_gib, gpu_profiles
+from .machines import GIB, GpuProfile, allocatable_cpu, allocatable_memory_gib, gpu_profiles
 from .model import DNS1035, SUB_BLOCK_LEVEL
 from .node_fit import (
     AUTOPILOT_GPU_SIDECAR_CPU_MAX,
@@ -106,10 +106,13 @@ RESERVED_MOUNTS = {
 GPU = V("Values.gpu.type")
 GPUS = tuple(sorted(gpu_profiles().items()))
 MODES = tuple(SIDECAR_LIMITS)
+# The machine of the worker group a per-group rule looks at (values/worker_groups.py machine_of).
+GROUP_MACHINE = op("or", G("machine"), GPU)
+GROUP_CAPACITY = op("or", G("capacity"), CAPACITY)
 
 
-def _by_gpu(fact) -> Lookup:
-    return Lookup(GPU, tuple((name, fact(profile)) for name, profile in GPUS))
+def _by_gpu(fact, machine: Expr = GPU) -> Lookup:
+    return Lookup(machine, tuple((name, fact(profile)) for name, profile in GPUS))
 
 
 def _sidecar_limit(key: str, i: int) -> Expr:
@@ -140,12 +143,13 @@ def _worker_resource(
     key: str, sidecar_key: str, index: int, unit: str, scale: float, field: str, default, allocatable
 ) -> WorkerResource:
     defaults = tuple((f"{g}/{m}", default(p, m)) for g, p in GPUS for m in MODES)
+    # Each group's pods get their machine's default and must fit its nodes (derive.group_spec).
     sidecar = op("or", _sidecar_limit(sidecar_key, index), getattr(FUSE_SIDECAR_DEFAULT_REQUEST, field))
     return WorkerResource(
         key,
         unit,
         scale,
-        request=op("or", V(f"Values.{key}"), Lookup(op("concat", GPU, "/", MODE), defaults)),
+        request=op("or", V(f"Values.{key}"), Lookup(op("concat", GROUP_MACHINE, "/", MODE), defaults)),
         others=op(
             "addf",
             getattr(GPU_NODE_DAEMONSETS, field),
@@ -153,7 +157,7 @@ def _worker_resource(
             getattr(PREFETCH_SIDECAR, field),
             getattr(LOG_SHIPPER, field),
         ),
-        room=_by_gpu(allocatable),
+        room=_by_gpu(allocatable, GROUP_MACHINE),
     )
 
 
@@ -183,13 +187,14 @@ def _fit_rule(r: WorkerResource) -> CrossRule:
             "' plus the sidecars (GCS FUSE, log shipper) and GKE's DaemonSets (",
             r.shown(r.others),
             f"{r.unit}) exceeds what ",
-            _by_gpu(lambda p: p.machine_type),
+            _by_gpu(lambda p: p.machine_type, GROUP_MACHINE),
             " can allocate (",
             r.shown(r.room),
             f"{r.unit}); at most ",
             r.shown(op("subf", r.room, r.others)),
             r.unit,
         ),
+        each_group=True,
     )
 
 
@@ -440,16 +445,16 @@ def _queue_rules() -> tuple[CrossRule, ...]:
     )
 
 
-def _offered(key: str, value: Expr, offered, each_group: bool = False) -> CrossRule:
-    """A machine GKE does not offer with this value (data/gpus/ modes, capacities); a group's
-    capacity, where it names one."""
-    allowed = _by_gpu(lambda p: "^(" + "|".join(offered(p)) + ")$")
-    listed = _by_gpu(lambda p: ", ".join(offered(p)))
-    refused = op("not", op("matches", value, allowed))
+def _refused(value: Expr, offered, machine: Expr) -> Expr:
+    return op("not", op("matches", value, _by_gpu(lambda p: "^(" + "|".join(offered(p)) + ")$", machine)))
+
+
+def _offered(key: str, value: Expr, offered) -> CrossRule:
+    """A machine GKE does not offer with this value (data/gpus/ modes, capacities)."""
     return CrossRule(
-        f"{'group' if each_group else 'gpu'}-{key.rsplit('.', 1)[-1]}-offered",
+        f"gpu-{key.rsplit('.', 1)[-1]}-offered",
         key,
-        op("and", op("ne", value, ""), refused) if each_group else refused,
+        _refused(value, offered, GPU),
         (
             "'",
             value,
@@ -458,20 +463,120 @@ def _offered(key: str, value: Expr, offered, each_group: bool = False) -> CrossR
             "' (",
             _by_gpu(lambda p: p.machine_type),
             ") comes only with ",
-            listed,
+            _by_gpu(lambda p: ", ".join(offered(p))),
         ),
-        each_group=each_group,
+    )
+
+
+def _group_offered(rule_id: str, key: str, value: Expr, offered) -> CrossRule:
+    """A group's machine GKE does not offer with the group's capacity or in cluster.mode, where
+    the group names a capacity or machine of its own (else the gpu-*-offered rules speak)."""
+    own = op("or", op("ne", G("capacity"), ""), op("ne", G("machine"), ""))
+    return CrossRule(
+        rule_id,
+        key,
+        op("and", own, _refused(value, offered, GROUP_MACHINE)),
+        (
+            "'",
+            value,
+            "': group '",
+            G("name"),
+            "' runs on ",
+            GROUP_MACHINE,
+            " (",
+            _by_gpu(lambda p: p.machine_type, GROUP_MACHINE),
+            "), which comes only with ",
+            _by_gpu(lambda p: ", ".join(offered(p)), GROUP_MACHINE),
+        ),
+        each_group=True,
+    )
+
+
+def _world(p: GpuProfile) -> str:
+    """What every node of one run must share: verl's one trainer.n_gpus_per_node and the
+    pre-flight's --gpus-per-node (constructs/runtime_env.py), the run's NCCL settings and RDMA
+    networks, made for gpu.type's NICs, and IMEX's one ComputeDomain (constructs/device_claims.py)."""
+    nvlink = "multi-node NVLink" if p.imex else "no multi-node NVLink"
+    return f"{p.gpus_per_node} GPUs per node, {p.arch}, {p.rdma_nics} RDMA NICs, {nvlink}"
+
+
+def _group_machine_rules() -> tuple[CrossRule, ...]:
+    """A group's machine of its own (workerGroups.machine), where it cannot join the run."""
+    other = op("and", op("ne", G("machine"), ""), op("ne", G("machine"), GPU))
+    return (
+        CrossRule(
+            "group-machine-joins-run",
+            "workerGroups.machine",
+            op("and", other, op("ne", _by_gpu(_world, GROUP_MACHINE), _by_gpu(_world))),
+            (
+                "group '",
+                G("name"),
+                "' runs on ",
+                GROUP_MACHINE,
+                " (",
+                _by_gpu(_world, GROUP_MACHINE),
+                "), but every worker joins one verl and NCCL world made for gpu.type '",
+                GPU,
+                "' (",
+                _by_gpu(_world),
+                "); use a machine that matches it, or gpu.type",
+            ),
+            each_group=True,
+        ),
+        # "To consume a reservation, a VM's properties must match it": its machine type among them
+        # (https://cloud.google.com/compute/docs/instances/reservations-consume). The kit consumes
+        # cluster.reservation as gpu.type's (30-gpu-pool.sh, Autopilot's reservation selectors).
+        CrossRule(
+            "group-machine-reserved",
+            "workerGroups.machine",
+            op("and", other, op("eq", GROUP_CAPACITY, "reservation")),
+            (
+                "group '",
+                G("name"),
+                "' runs on ",
+                G("machine"),
+                ", but its capacity is reservation '",
+                V("Values.cluster.reservation"),
+                "', which holds gpu.type's machine (",
+                _by_gpu(lambda p: p.machine_type),
+                "); give the group capacity of its own (spot, flex-start, on-demand)",
+            ),
+            each_group=True,
+        ),
+        # queue.createObjects' one GPU flavor names gpu.type's accelerator (constructs/kueue_queue.py);
+        # a pod set whose node selector another flavor's labels contradict gets no flavor and is
+        # never admitted (https://kueue.sigs.k8s.io/docs/concepts/resource_flavor/#resourceflavor-labels).
+        CrossRule(
+            "queue-objects-one-machine",
+            "queue.createObjects",
+            op("and", V("Values.queue.enabled"), V("Values.queue.createObjects"), other),
+            (
+                "renders one GPU flavor, for gpu.type '",
+                GPU,
+                "', but group '",
+                G("name"),
+                "' runs on ",
+                G("machine"),
+                ": Kueue would never admit it; give the platform's ClusterQueue a flavor per group "
+                "(createObjects: false)",
+            ),
+            each_group=True,
+        ),
     )
 
 
 def _machine_rules() -> tuple[CrossRule, ...]:
     """What a machine (data/gpus/) or GKE's DRANET does not offer."""
     queued = V("Values.queue.enabled")
-    sub_block = _by_gpu(lambda p: p.sub_block_nodes or 0)
+    sub_block = _by_gpu(lambda p: p.sub_block_nodes or 0, GROUP_MACHINE)
     return (
         _offered("cluster.mode", MODE, lambda p: p.modes),
         _offered("cluster.capacity", CAPACITY, lambda p: p.capacities),
-        _offered("workerGroups.capacity", G("capacity"), lambda p: p.capacities, each_group=True),
+        _group_offered(
+            "group-capacity-offered", "workerGroups.capacity", GROUP_CAPACITY, lambda p: p.capacities
+        ),
+        _group_offered("group-mode-offered", "workerGroups.machine", MODE, lambda p: p.modes),
+        *_group_machine_rules(),
         # Autopilot turns DRANET on through a custom ComputeClass (nodePoolConfig.dra.networking,
         # GKE 1.35.2-gke.1842000; values/networks.py cites the page), which the kit does not render.
         CrossRule(
@@ -492,7 +597,7 @@ def _machine_rules() -> tuple[CrossRule, ...]:
                 op("gt", G("replicas"), sub_block),
                 op(
                     "or",
-                    op("ne", _by_gpu(lambda p: p.accelerator_topology), ""),
+                    op("ne", _by_gpu(lambda p: p.accelerator_topology, GROUP_MACHINE), ""),
                     op(
                         "and",
                         queued,
@@ -507,7 +612,7 @@ def _machine_rules() -> tuple[CrossRule, ...]:
                 "' has ",
                 G("replicas"),
                 " workers, but a sub-block of ",
-                _by_gpu(lambda p: p.machine_type),
+                _by_gpu(lambda p: p.machine_type, GROUP_MACHINE),
                 " holds ",
                 sub_block,
                 " nodes, and its node pool's placement policy or queue.topology keeps a group in one",
@@ -691,6 +796,7 @@ RULES = (
             f": verl (0.7 and newer) places {MOST_RAY_CPUS_PER_GPU} CPUs per GPU bundle and waits "
             "forever without them",
         ),
+        each_group=True,
     ),
     *_autopilot_sidecar_rules(),
     *_verl_rules(),
@@ -708,7 +814,8 @@ def violations(
     out = []
     for r in RULES:
         if deploying or not r.deploy_only:
-            out += [(r, r.text(s)) for s in (scopes if r.each_group else [scope]) if r.when.py(s)]
+            found = [(r, r.text(s)) for s in (scopes if r.each_group else [scope]) if r.when.py(s)]
+            out += [f for f in dict.fromkeys(found) if f not in out]  # groups alike say it once
     return out
 
 

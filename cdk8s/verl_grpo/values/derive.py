@@ -6,7 +6,7 @@ Constructs receive a DeploySpec and never re-derive a number.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from .. import __version__
@@ -99,3 +99,14 @@ def _rayjob_version_fields(values: Values, ops: Ops) -> dict[str, object]:
 def deploy_spec(values: Values, release: Release, ops: Ops | None = None) -> DeploySpec:
     ops = ops or Ops()
     return DeploySpec(values, gpu_profiles()[values.gpu.type], derive(values, ops), release, ops)
+
+
+def group_spec(spec: DeploySpec, group_values: Values) -> DeploySpec:
+    """The spec a worker group's pods are built from: the group's view of the values
+    (values/worker_groups.py), its machine's facts and the defaults derived for that machine."""
+    return replace(
+        spec,
+        values=group_values,
+        gpu=gpu_profiles()[group_values.gpu.type],
+        derived=derive(group_values, spec.ops),
+    )

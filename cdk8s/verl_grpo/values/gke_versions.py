@@ -12,6 +12,7 @@ import yaml
 
 from .machines import gpu_profiles
 from .model import Values
+from .worker_groups import machines
 
 GKE_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)-gke\.(\d+)$")
 
@@ -53,11 +54,13 @@ def used_features(v: Values) -> list[Feature]:
         names.append("autopilot-reservation-accelerator")
     if v.network.rdma == "dranet":
         names.append("dranet")
-    gpu = gpu_profiles()[v.gpu.type]
-    if gpu.imex:
+    if gpu_profiles()[v.gpu.type].imex:
         names.append("dra")
-    rdma = Feature(f"gpudirect-rdma-{gpu.name}", gpu.min_gke_version, f"data/gpus/{gpu.name}.yaml")
-    return [rdma, *(f[n] for n in names)]
+    rdma = [
+        Feature(f"gpudirect-rdma-{gpu.name}", gpu.min_gke_version, f"data/gpus/{gpu.name}.yaml")
+        for gpu in (gpu_profiles()[m] for m in machines(v))
+    ]
+    return [*rdma, *(f[n] for n in names)]
 
 
 def floor(v: Values) -> Feature:

@@ -357,6 +357,12 @@ class WorkerGroup(Model):
         "Where this group's nodes come from (as cluster.capacity); empty: cluster.capacity. Groups "
         "of several capacities each get a node pool and select it (Standard).",
     )
+    machine: Literal[("", *get_args(GpuType))] = field(  # type: ignore[valid-type]
+        "",
+        "GPU type of this group's nodes (as gpu.type); empty: gpu.type. It may differ from gpu.type "
+        "only where the run stays one verl and NCCL world: the same GPUs per node, CPU architecture, "
+        "RDMA NICs and NVLink domain (b200 and h200). The run's NCCL settings are gpu.type's.",
+    )
 
 
 DEFAULT_WORKER_GROUPS = [WorkerGroup(name="gpu-group", replicas=2)]

@@ -1,5 +1,5 @@
 """The GPU worker groups as each one's pods see the values: its capacity in place of
-cluster.capacity, its node pool, its replica bounds.
+cluster.capacity, its machine in place of gpu.type, its node pool, its replica bounds.
 
 The chart computes the same in the `range` over workerGroups that includes the group's template
 (render/chart.py GROUP_CONTEXT); the parity tests hold the two equal.
@@ -33,11 +33,15 @@ class GroupView:
     # nodes carry no label of their capacity (values/capacity.py) and pods of one group would
     # otherwise land on another's nodes.
     pinned: bool
-    values: Values  # cluster.capacity is the group's
+    values: Values  # cluster.capacity and gpu.type are the group's
 
 
 def capacity_of(group: WorkerGroup, v: Values) -> str:
     return group.capacity or v.cluster.capacity
+
+
+def machine_of(group: WorkerGroup, v: Values) -> str:
+    return group.machine or v.gpu.type
 
 
 def group_views(v: Values) -> list[GroupView]:
@@ -51,7 +55,10 @@ def group_views(v: Values) -> list[GroupView]:
             pool=pool_name(i, g.name),
             pinned=pinned,
             values=v.model_copy(
-                update={"cluster": v.cluster.model_copy(update={"capacity": capacity_of(g, v)})}
+                update={
+                    "cluster": v.cluster.model_copy(update={"capacity": capacity_of(g, v)}),
+                    "gpu": v.gpu.model_copy(update={"type": machine_of(g, v)}),
+                }
             ),
         )
         for i, g in enumerate(v.worker_groups)
@@ -62,6 +69,11 @@ def one_capacity(v: Values) -> bool:
     """No group names a capacity other than cluster.capacity (expressions.OneCapacity, in the
     rules' terms)."""
     return all(capacity_of(g, v) == v.cluster.capacity for g in v.worker_groups)
+
+
+def machines(v: Values) -> list[str]:
+    """The GPU types of the groups' nodes, each once, in group order."""
+    return list(dict.fromkeys(machine_of(g, v) for g in v.worker_groups))
 
 
 def total_workers(v: Values) -> int:

@@ -1,7 +1,7 @@
-{{- /* One worker group: `.group` its fields, `.Values` the values with its capacity. */}}
+{{- /* One worker group: `.group` its fields, `.Values` the values with its capacity and machine. */}}
 {{- define "verl-grpo.workerGroup" }}
 {{- $root := index . 0 }}{{- $i := index . 1 }}{{- $item := index . 2 }}
-{{- with dict "Values" (mergeOverwrite (deepCopy $root.Values) (dict "cluster" (dict "capacity" ($item.capacity | default $root.Values.cluster.capacity)))) "Release" $root.Release "group" (dict "name" $item.name "replicas" $item.replicas "minReplicas" ($item.minReplicas | default $item.replicas) "maxReplicas" ($item.maxReplicas | default $item.replicas) "pool" (ternary "gpu-pool" (print "gpu-pool-" $item.name) (eq $i 0)) "pinned" (gt (len $root.Values.workerGroups) 1)) }}
+{{- with dict "Values" (mergeOverwrite (deepCopy $root.Values) (dict "cluster" (dict "capacity" ($item.capacity | default $root.Values.cluster.capacity)) "gpu" (dict "type" ($item.machine | default $root.Values.gpu.type)))) "Release" $root.Release "group" (dict "name" $item.name "replicas" $item.replicas "minReplicas" ($item.minReplicas | default $item.replicas) "maxReplicas" ($item.maxReplicas | default $item.replicas) "pool" (ternary "gpu-pool" (print "gpu-pool-" $item.name) (eq $i 0)) "pinned" (gt (len $root.Values.workerGroups) 1)) }}
 {{- $facts := index (include "verl-grpo.facts" . | fromYaml) .Values.gpu.type .Values.cluster.mode }}
 groupName: {{ .group.name | toJson }}
 replicas: {{ .group.replicas | toJson }}
