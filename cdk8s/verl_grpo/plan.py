@@ -9,15 +9,15 @@ from . import gpu_memory
 from .preflight import model_billions
 from .problems import PLAN, Problem
 from .values.capacity import CAPACITIES
-from .values.derive import DeploySpec
+from .values.derive import DeploySpec, group_spec
 from .values.kueue import FLEX_START_MAX_SECONDS
-from .values.machines import GIB, allocatable_cpu, allocatable_memory_gib
+from .values.machines import GIB, GpuProfile, allocatable_cpu, allocatable_memory_gib, gpu_profiles
 from .values.model import Values
 from .values.node_fit import GPU_NODE_DAEMONSETS, Amounts, amounts, cpu_pool
 from .values.quantity import parse_quantity
 from .values.rules import cpu_pool_pods, pod_sidecars
 from .values.verl_placement import ray_cpus_per_gpu
-from .values.worker_groups import group_views, total_workers
+from .values.worker_groups import group_views, machines, total_workers
 from .verl_check.steps import steps_per_epoch, total_steps
 
 BF16 = 2
@@ -94,7 +94,7 @@ def make_plan(
     }
     billions = model_billions(v.storage.model_dir)
     est = memory_estimate(spec, verl_version)
-    memory = memory_table(est, gpu.gpu_memory_gb)
+    memory = memory_table(est, smallest_gpu(v).gpu_memory_gb)
     storage: dict[str, Any] = {"checkpoints_kept": t.checkpoints_to_keep}
     if billions:
         per_checkpoint = billions * CHECKPOINT_BYTES_PER_PARAM
@@ -135,6 +135,7 @@ def make_plan(
                     "name": g.name,
                     "replicas": g.replicas,
                     "capacity": g.values.cluster.capacity,
+                    "machine": g.values.gpu.type,
                     "pool": g.pool,
                 }
                 for g in groups
@@ -308,7 +309,7 @@ def memory_estimate(spec: DeploySpec, verl_version: str) -> gpu_memory.Estimate 
         gpu_memory.Run(
             billions=billions,
             gpus=gpus,
-            gpu_memory_gb=spec.gpu.gpu_memory_gb,
+            gpu_memory_gb=smallest_gpu(spec.values).gpu_memory_gb,
             train_tokens=train,
             log_prob_tokens=log_prob,
             gradient_checkpointing=bool(cfg.get(f"{MODEL}.enable_gradient_checkpointing")),
@@ -320,6 +321,12 @@ def memory_estimate(spec: DeploySpec, verl_version: str) -> gpu_memory.Estimate 
             keys=keys,
         )
     )
+
+
+def smallest_gpu(v: Values) -> GpuProfile:
+    """The groups' machine with the least GPU memory: verl shards the model alike over every GPU
+    and vLLM takes the same share of each, so the smallest GPU is where a run runs out."""
+    return min((gpu_profiles()[m] for m in machines(v)), key=lambda p: p.gpu_memory_gb)
 
 
 def memory_table(est: gpu_memory.Estimate | None, gpu_gb: float) -> dict[str, Any]:
@@ -344,7 +351,7 @@ def memory_table(est: gpu_memory.Estimate | None, gpu_gb: float) -> dict[str, An
 def memory_problems(spec: DeploySpec, est: gpu_memory.Estimate | None) -> list[Problem]:
     """A warning when the estimated peak leaves less than gpu_memory.MARGIN of the GPU free,
     naming the setting whose term is the largest in the peak phase. `check` shows the same."""
-    gpu, t = spec.gpu, spec.values.training
+    gpu, t = smallest_gpu(spec.values), spec.values.training
     if est is None:
         return []
     peak, phase = est.peak_gb, est.peak_phase
@@ -393,8 +400,12 @@ def render_text(plan: Plan, width: int = 100) -> str:
     limit = "" if g["max_run_hours"] is None else f" A flex-start VM runs at most {g['max_run_hours']:g} h."
     console.print(f"Scheduling: {g['scheduling']}.{limit}", soft_wrap=True)
     if len(g["groups"]) > 1:
+        mixed = len({w["machine"] for w in g["groups"]}) > 1
         groups = ", ".join(
-            f"{w['name']} {w['replicas']} x {w['capacity']} (pool {w['pool']})" for w in g["groups"]
+            f"{w['name']} {w['replicas']} x {w['capacity']}"
+            + (f" on {w['machine']}" if mixed else "")
+            + f" (pool {w['pool']})"
+            for w in g["groups"]
         )
         console.print(f"Worker groups: {groups}.", soft_wrap=True)
     console.print(f"RDMA: {g['rdma']}.", soft_wrap=True)
@@ -503,15 +514,21 @@ def _row(pod: str, node: str, needs: Amounts, allocatable: Amounts) -> dict[str,
 
 def pod_rows(spec: DeploySpec) -> list[dict[str, Any]]:
     """Every pod with what it really asks for: its containers plus the FUSE sidecars the webhook adds."""
-    v, gpu, d = spec.values, spec.gpu, spec.derived
+    v = spec.values
     rows = []
     if v.cluster.mode == "standard":
         c = v.cluster
         pool = cpu_pool(c.cpu_machine_type, c.cpu_node_count, c.cpu_disk_size_gb)
         node = f"{c.cpu_node_count} x {c.cpu_machine_type}"
         rows += [_row(p.name, node, p.needs, pool.allocatable) for p in cpu_pool_pods(spec)]
-    gpu_node = Amounts(allocatable_cpu(gpu.vcpu), allocatable_memory_gib(gpu.memory_gb) * GIB, 0)
-    worker = amounts(d.worker_cpu, d.worker_memory, v.worker.ephemeral_storage) + pod_sidecars(spec)
-    rows.append(_row(f"worker x{total_workers(v)}", gpu.machine_type, worker, gpu_node))
-    rows.append(_row("GKE DaemonSets (bound)", gpu.machine_type, GPU_NODE_DAEMONSETS, gpu_node))
+    # The workers of each machine the groups run on, sized for it (derive.group_spec).
+    views = group_views(v)
+    for machine in machines(v):
+        on = [g for g in views if g.values.gpu.type == machine]
+        group = group_spec(spec, on[0].values)
+        gpu, d = group.gpu, group.derived
+        gpu_node = Amounts(allocatable_cpu(gpu.vcpu), allocatable_memory_gib(gpu.memory_gb) * GIB, 0)
+        worker = amounts(d.worker_cpu, d.worker_memory, v.worker.ephemeral_storage) + pod_sidecars(group)
+        rows.append(_row(f"worker x{sum(g.replicas for g in on)}", gpu.machine_type, worker, gpu_node))
+        rows.append(_row("GKE DaemonSets (bound)", gpu.machine_type, GPU_NODE_DAEMONSETS, gpu_node))
     return rows

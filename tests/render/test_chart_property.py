@@ -12,6 +12,7 @@ from hypothesis_jsonschema import from_schema
 
 from verl_grpo.pipeline import Request, synthesize
 from verl_grpo.problems import Problems
+from verl_grpo.values.cross_rules import world
 from verl_grpo.values.derive import Release
 from verl_grpo.values.helm_yaml import dump_values_yaml
 from verl_grpo.values.loader import default_values
@@ -71,6 +72,7 @@ GROUP = st.fixed_dictionaries(
         "minReplicas": st.integers(0, 5),
         "maxReplicas": st.integers(0, 5),
         "capacity": st.sampled_from(["", "spot", "reservation", "flex-start", "on-demand"]),
+        "machine": st.sampled_from(["", *sorted(gpu_profiles())]),
     },
 )
 
@@ -141,6 +143,14 @@ def repair(values: dict) -> dict:
     for g in groups:  # queue-objects-flex-start-alone: no flex-start among other capacities
         if values["queue"]["createObjects"] and "flex-start" in (g.get("capacity"), c["capacity"]):
             g["capacity"] = ""
+    for g in groups:  # group-machine-joins-run, group-machine-reserved, queue-objects-one-machine
+        other = gpu_profiles()[g.get("machine") or gpu.name]
+        if other != gpu and (
+            world(other) != world(gpu)
+            or (g.get("capacity") or c["capacity"]) == "reservation"
+            or values["queue"]["createObjects"]
+        ):
+            g["machine"] = ""
     t["tensorParallelSize"] = math.gcd(t["tensorParallelSize"], gpu.gpus_per_node)
     if c["cpuMachineType"] == "c2-standard-8":
         values["head"].update(cpu="4", memory="16Gi")

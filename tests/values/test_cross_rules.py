@@ -161,6 +161,10 @@ EDGES: dict[str, list] = {
         [{"name": "a", "replicas": 2, "maxReplicas": 1}],
         [{"name": "a", "replicas": 2, "minReplicas": 1, "maxReplicas": 4}],
         [{"name": "a", "replicas": 19, "capacity": "on-demand"}],
+        # machines of their own: one that joins a b200 or h200 run, one that joins none but a4x's
+        [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1, "machine": "h200", "capacity": "spot"}],
+        [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1, "machine": "a4x"}],
+        [{"name": "a", "replicas": 2, "machine": "b200"}],
     ],
     # around each GPU machine's edge (b200 and h200: 219 CPUs; 3597Gi and 2670Gi on Standard)
     "worker.cpu": ["", "23", "24", "219", "219.5", "220"],
@@ -259,6 +263,22 @@ PAIRS = [
     },
     {"cluster.reservation": "r", "workerGroups": [{"name": "a", "replicas": 1, "capacity": "reservation"}]},
     {"gpu.type": "a4x", "cluster.mode": "autopilot", "cluster.zone": "us-central1-b"},
+    {
+        "cluster.mode": "autopilot",
+        "cluster.zone": "us-central1-b",
+        "workerGroups": [{"name": "a", "replicas": 1, "machine": "a4x"}],
+    },
+    {
+        "cluster.capacity": "reservation",
+        "cluster.reservation": "r",
+        "workerGroups": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1, "machine": "h200"}],
+    },
+    {
+        "queue.enabled": True,
+        "queue.createObjects": True,
+        "workerGroups": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1, "machine": "h200"}],
+    },
+    {"workerGroups": [{"name": "a", "replicas": 1, "machine": "h200"}], "worker.memory": "3597Gi"},
     {"network.rdma": "dranet", "cluster.mode": "autopilot", "cluster.zone": "us-central1-b"},
     {"ray.auth": "token"},
     {"ray.auth": "token", "ray.version": "2.52.0", "kuberay.version": "1.5.1"},

@@ -492,10 +492,13 @@ def _group_offered(rule_id: str, key: str, value: Expr, offered) -> CrossRule:
     )
 
 
-def _world(p: GpuProfile) -> str:
-    """What every node of one run must share: verl's one trainer.n_gpus_per_node and the
-    pre-flight's --gpus-per-node (constructs/runtime_env.py), the run's NCCL settings and RDMA
-    networks, made for gpu.type's NICs, and IMEX's one ComputeDomain (constructs/device_claims.py)."""
+def world(p: GpuProfile) -> str:
+    """What every node of one run must share: verl's one trainer.n_gpus_per_node (its resource pool
+    is `[n_gpus_per_node] * nnodes`: verl/trainer/main_ppo.py TaskRunner.init_resource_pool_mgr)
+    and the pre-flight's --gpus-per-node (constructs/runtime_env.py); the run's NCCL settings and
+    RDMA networks, made for gpu.type's NICs and architecture (one ZONE-vpc-roce network takes A3
+    Ultra, A4 and A4X NICs alike: https://cloud.google.com/vpc/docs/rdma-network-profiles); IMEX's
+    one ComputeDomain (constructs/device_claims.py)."""
     nvlink = "multi-node NVLink" if p.imex else "no multi-node NVLink"
     return f"{p.gpus_per_node} GPUs per node, {p.arch}, {p.rdma_nics} RDMA NICs, {nvlink}"
 
@@ -507,18 +510,18 @@ def _group_machine_rules() -> tuple[CrossRule, ...]:
         CrossRule(
             "group-machine-joins-run",
             "workerGroups.machine",
-            op("and", other, op("ne", _by_gpu(_world, GROUP_MACHINE), _by_gpu(_world))),
+            op("and", other, op("ne", _by_gpu(world, GROUP_MACHINE), _by_gpu(world))),
             (
                 "group '",
                 G("name"),
                 "' runs on ",
                 GROUP_MACHINE,
                 " (",
-                _by_gpu(_world, GROUP_MACHINE),
+                _by_gpu(world, GROUP_MACHINE),
                 "), but every worker joins one verl and NCCL world made for gpu.type '",
                 GPU,
                 "' (",
-                _by_gpu(_world),
+                _by_gpu(world),
                 "); use a machine that matches it, or gpu.type",
             ),
             each_group=True,
