@@ -226,6 +226,15 @@ def test_each_worker_group_gets_a_pool_of_its_capacity_and_a_rerun_creates_none(
     before = len(mutating(calls(state)))
     assert run_script("30-gpu-pool.sh", env, "--set", groups).returncode == 0
     assert len(mutating(calls(state))) == before
+    # a group on another machine (workerGroups[].machine): its pool is of that machine
+    state = tmp_path / "state-2"
+    already_there(state, ["compute reservations r1"])
+    env = script_env(state, tmp_path / "data")
+    done = run_script("30-gpu-pool.sh", env, "--set", groups + ",workerGroups[1].machine=h200")
+    assert done.returncode == 0, done.stderr
+    reserved, spot = (c["args"] for c in mutating(calls(state)))
+    assert "--machine-type=a4-highgpu-8g" in reserved and "--machine-type=a3-ultragpu-8g" in spot
+    assert "--accelerator=type=nvidia-h200-141gb,count=8,gpu-driver-version=latest" in spot
 
 
 def test_settings_come_from_the_values(tmp_path):

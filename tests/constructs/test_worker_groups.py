@@ -21,6 +21,9 @@ MIXED = (
     "workerGroups[1].name=spot,workerGroups[1].replicas=2,workerGroups[1].capacity=spot"
 )
 POOL = "cloud.google.com/gke-nodepool"
+ACCELERATOR = "cloud.google.com/gke-accelerator"
+# Reserved B200s beside spot H200s: the machines that may share a run (group-machine-joins-run).
+TWO_MACHINES = MIXED + ",workerGroups[1].machine=h200"
 
 
 def cluster_spec(*sets: str, profile: str = "b200-standard") -> dict[str, Any]:
@@ -81,9 +84,59 @@ def test_replica_bounds_default_to_replicas_and_pass_through() -> None:
     assert (group["minReplicas"], group["replicas"], group["maxReplicas"]) == (2, 2, 4)
 
 
+def test_a_group_on_another_machine_selects_it_and_is_sized_for_it() -> None:
+    import yaml
+
+    objs = [o.manifest for o in render_one(TWO_MACHINES).objects]
+    job = next(o for o in objs if o["kind"] == "RayJob")
+    spec = job["spec"]["rayClusterSpec"]
+    reserved, spot = (groups(spec)[name]["template"]["spec"] for name in ("reserved", "spot"))
+    assert reserved["nodeSelector"][ACCELERATOR] == "nvidia-b200"
+    assert spot["nodeSelector"][ACCELERATOR] == "nvidia-h200-141gb"
+    # each machine's derived default (values/derive.py): A4's and A3 Ultra's memory differ
+    requests = [g["containers"][0]["resources"]["requests"] for g in (reserved, spot)]
+    assert [r["memory"] for r in requests] == ["3597Gi", "2670Gi"]
+    assert [r["nvidia.com/gpu"] for r in requests] == ["8", "8"]
+    # One verl and NCCL world: gpu.type's GPUs per node, its tuner for every rank, both groups' nodes.
+    env = yaml.safe_load(job["spec"]["runtimeEnvYAML"])["env_vars"]
+    assert env["NCCL_TUNER_CONFIG_PATH"].endswith("tuner_config_a4.txtpb")
+    entrypoint = job["spec"]["entrypoint"]
+    assert "'trainer.n_gpus_per_node=8'" in entrypoint and "'trainer.nnodes=4'" in entrypoint
+
+
+def test_an_explicit_worker_size_must_fit_every_groups_machine() -> None:
+    from verl_grpo.problems import Problems
+
+    render_one(TWO_MACHINES, "worker.memory=2600Gi")
+    with pytest.raises(Problems) as refused:
+        render_one(TWO_MACHINES, "worker.memory=3000Gi")
+    assert "worker.memory: '3000Gi' plus the sidecars" in str(refused.value)
+    assert "exceeds what a3-ultragpu-8g can allocate" in str(refused.value)
+    render_one(MIXED, "worker.memory=3000Gi")  # both groups on A4: it fits
+
+
 @pytest.mark.parametrize(
     ("sets", "needle"),
     [
+        (
+            MIXED + ",workerGroups[1].machine=a4x",
+            "workerGroups.machine: group 'spot' runs on a4x (4 GPUs per node, arm64, 4 RDMA NICs, "
+            "multi-node NVLink), but every worker joins one verl and NCCL world made for gpu.type 'b200' "
+            "(8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink)",
+        ),
+        (
+            MIXED.replace("capacity=spot", "machine=h200"),
+            "workerGroups.machine: group 'spot' runs on h200, but its capacity is reservation 'r1', "
+            "which holds gpu.type's machine (a4-highgpu-8g)",
+        ),
+        (
+            TWO_MACHINES + ",queue.enabled=true,queue.createObjects=true,queue.gpuQuota=32",
+            "queue.createObjects: renders one GPU flavor, for gpu.type 'b200', but group 'spot' runs on h200",
+        ),
+        (
+            "workerGroups[0].name=a,workerGroups[0].replicas=2,workerGroups[0].machine=h100",
+            "workerGroups.0.machine: 'h100' is not one of ['', 'a4x', 'b200', 'h200']",
+        ),
         (
             "workerGroups[0].name=a,workerGroups[0].replicas=1,workerGroups[1].name=a,workerGroups[1].replicas=1",
             "workerGroups.name: 'a' names more than one worker group",
@@ -105,6 +158,37 @@ def test_bad_groups_are_refused_naming_the_key(sets: str, needle: str) -> None:
     with pytest.raises(Problems, match=None) as refused:
         render_one(sets)
     assert needle in str(refused.value)
+
+
+def test_scripts_make_each_groups_pool_of_its_machine() -> None:
+    profile = find_profile("b200-standard")
+    spec = load_spec(profile.layer(), (DIST_VALUES,), (TWO_MACHINES,), Release("verl", "default"), True)
+    env = shell_env(spec, profile)
+    reserved, spot = env["GPU_POOL_FLAGS"].split("\n")
+    assert reserved.startswith(
+        "--machine-type=a4-highgpu-8g --accelerator=type=nvidia-b200,count=8,gpu-driver-version=latest "
+    )
+    assert spot.startswith(
+        "--machine-type=a3-ultragpu-8g "
+        "--accelerator=type=nvidia-h200-141gb,count=8,gpu-driver-version=latest "
+    )
+    # the cluster must be new enough for GPUDirect RDMA on both machines (data/gpus/)
+    from verl_grpo.values.gke_versions import used_features
+
+    assert {"gpudirect-rdma-b200", "gpudirect-rdma-h200"} <= {f.name for f in used_features(spec.values)}
+
+
+def test_plan_shows_each_machines_workers_and_sizes_memory_for_the_smallest_gpu() -> None:
+    profile = find_profile("b200-standard")
+    spec = load_spec(profile.layer(), (DIST_VALUES,), (TWO_MACHINES,), Release("verl", "default"), False)
+    plan = make_plan(spec, [], 10.0, "0.6.1")
+    text = render_text(plan)
+    assert (
+        "reserved 2 x reservation on b200 (pool gpu-pool), spot 2 x spot on h200 (pool gpu-pool-spot)" in text
+    )
+    workers = {p["node"]: p["pod"] for p in plan.pods if p["pod"].startswith("worker")}
+    assert workers == {"a4-highgpu-8g": "worker x2", "a3-ultragpu-8g": "worker x2"}
+    assert plan.memory_per_gpu_gb["gpu_gb"] == 141  # the H200's, not the B200's
 
 
 def test_scripts_get_a_pool_per_group_with_its_capacity_and_size() -> None:
