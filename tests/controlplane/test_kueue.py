@@ -266,3 +266,56 @@ def test_a_reserved_and_a_spot_group_share_the_kits_gpu_flavor(kueue, tmp_path):
     assignments = admitted["status"]["admission"]["podSetAssignments"]
     gpu = {p["name"]: p["flavors"]["nvidia.com/gpu"] for p in assignments if "nvidia.com/gpu" in p["flavors"]}
     assert gpu == {"reserved": "mixed-gpu", "spot": "mixed-gpu"}, gpu
+
+
+def test_a_group_on_another_machine_is_admitted_only_with_a_flavor_of_its_machine(kueue, tmp_path):
+    """workerGroups[].machine under Kueue: a GPU flavor that names gpu.type's accelerator, as
+    queue.createObjects' one flavor does, suits no pod set of a group on another machine, so Kueue
+    never admits the run (queue-objects-one-machine); a platform ClusterQueue with a flavor per
+    machine admits it, each group on its own machine's flavor."""
+    cp = kueue
+    cp.kubectl("delete", "rayjob", "--all", "-n", "default", "--wait=true")
+    accelerator, pool = "cloud.google.com/gke-accelerator", "cloud.google.com/gke-nodepool"
+    h200, b200 = gpu_profiles()["h200"], gpu_profiles()["b200"]
+    cpu = cpu_pool_labels(autopilot=False)
+    queues = {
+        "one-machine": {"one-cpu": cpu, "one-gpu": {accelerator: h200.accelerator}},
+        "each-machine": {
+            "each-cpu": cpu,
+            "each-h200": {accelerator: h200.accelerator, pool: "gpu-pool"},
+            "each-b200": {accelerator: b200.accelerator, pool: "gpu-pool-spot"},
+        },
+    }
+    for name, flavors in queues.items():
+        objects = platform_queue(name, flavors)
+        cp.kubectl("create", "-f", "-", stdin="\n---\n".join(json.dumps(o) for o in objects))
+    groups = MIXED + ",workerGroups[1].machine=b200"
+
+    def run(queue: str, run_name: str) -> Path:
+        asked = ("--set", f"queue.enabled=true,queue.localQueue={queue}", "--set", groups)
+        return synth(tmp_path / queue, "h200-standard", *asked, "--set", f"run.name={run_name}")
+
+    refused = ray_job(run("one-machine", "grpo-007"))
+    cp.kubectl("create", "-f", "-", stdin=json.dumps(refused))
+    waiting = wait_for(
+        "the Workload left without flavors",
+        lambda: (
+            (w := workload_of(cp, refused["metadata"]["name"]))
+            and condition(w, "QuotaReserved").get("status") == "False"
+            and w
+        ),
+        timeout=60,
+    )
+    # Kueue's words: "couldn't assign flavors to pod set spot: ... flavor one-gpu doesn't match
+    # node affinity" (the B200 group's pod set; the H200 group's fits).
+    message = condition(waiting, "QuotaReserved")["message"]
+    assert "pod set spot:" in message and "flavor one-gpu doesn't match node affinity" in message, message
+    cp.kubectl("delete", "rayjob", refused["metadata"]["name"], "-n", "default", "--wait=true")
+
+    _, admitted = apply_and_admit(cp, run("each-machine", "grpo-008"), "the H200 + B200 RayJob")
+    flavor = {
+        p["name"]: p["flavors"]["nvidia.com/gpu"]
+        for p in admitted["status"]["admission"]["podSetAssignments"]
+        if "nvidia.com/gpu" in p["flavors"]
+    }
+    assert flavor == {"reserved": "each-h200", "spot": "each-b200"}, flavor
