@@ -56,7 +56,11 @@ def test_capacity_decides_pool_flags_and_selectors_together(mode, capacity):
     assert capacity_keys == CAPACITY_SELECTORS[(mode, capacity)]
     flags = shell_env(r.spec, find_profile(f"h200-{mode}"))["GPU_POOL_FLAGS"].split()
     autoscale = ["--enable-autoscaling", "--num-nodes=0", "--total-min-nodes=0", "--location-policy=ANY"]
-    assert flags == [*POOL_FLAGS[capacity], *autoscale, "--total-max-nodes=2"]
+    machine = [
+        "--machine-type=a3-ultragpu-8g",
+        "--accelerator=type=nvidia-h200-141gb,count=8,gpu-driver-version=latest",
+    ]
+    assert flags == [*machine, *POOL_FLAGS[capacity], *autoscale, "--total-max-nodes=2"]
     # What the pool flags make is what the workers ask for: a spot pool gets the spot label, a
     # flex-start pool the flex-start label (GKE's autoscaler constants), nothing else does.
     assert ("cloud.google.com/gke-spot" in selector) == ("--spot" in flags)

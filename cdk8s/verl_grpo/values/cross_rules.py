@@ -526,9 +526,11 @@ def _group_machine_rules() -> tuple[CrossRule, ...]:
             ),
             each_group=True,
         ),
-        # "To consume a reservation, a VM's properties must match it": its machine type among them
-        # (https://cloud.google.com/compute/docs/instances/reservations-consume). The kit consumes
-        # cluster.reservation as gpu.type's (30-gpu-pool.sh, Autopilot's reservation selectors).
+        # A reservation holds VMs of one machine type (specificReservation.instanceProperties
+        # .machineType: https://cloud.google.com/compute/docs/reference/rest/v1/reservations), and a
+        # VM consumes it only when its properties match the reservation's
+        # (https://cloud.google.com/compute/docs/instances/reservations-consume).
+        # The kit consumes cluster.reservation as gpu.type's (30-gpu-pool.sh, Autopilot's selectors).
         CrossRule(
             "group-machine-reserved",
             "workerGroups.machine",
