@@ -342,27 +342,34 @@ def test_pods_bind_to_their_pools(
         assert cpu_pool_labels(autopilot).items() <= labels[name].items()
 
 
+@pytest.mark.parametrize(
+    ("run_gpu", "machine"), [("h200", ""), ("b200", "h200")], ids=["one-machine", "h200-group"]
+)
 def test_worker_groups_bind_to_their_own_pools(
-    control_plane: ControlPlane, lab: Callable[..., Cluster], tmp_path: Path
+    control_plane: ControlPlane, lab: Callable[..., Cluster], tmp_path: Path, run_gpu: str, machine: str
 ) -> None:
     """A reserved group and a spot group (workerGroups): each group's workers land on its own
     pool's nodes (gpu-pool, gpu-pool-spot), never on the other's, though both pools' nodes would
-    take either pod were it not for the pool selector the kit adds when there are several groups."""
+    take either pod were it not for the pool selector the kit adds when there are several groups.
+    With the spot group on H200s in a B200 run (workerGroups[].machine), its pods select the H200's
+    accelerator and ask for its derived memory: they fit the H200's 2687Gi allocatable only with
+    the H200's 2670Gi, not the B200's 3597Gi."""
     cp = control_plane
-    gpu, namespace = gpu_profiles()["h200"], "groups"
+    gpu, spot_gpu = gpu_profiles()[run_gpu], gpu_profiles()[machine or run_gpu]
+    namespace = f"groups-{machine or 'one'}"
     cluster = lab(namespace, gpu, autopilot=False)  # 2 GPU nodes of pool gpu-pool
-    spot_nodes = [f"{namespace}-{gpu.name}-spot-{i}" for i in range(2)]
+    spot_nodes = [f"{namespace}-{spot_gpu.name}-spot-{i}" for i in range(2)]
     cluster.gpu += spot_nodes  # deleted with the lab's
-    bodies = [gpu_node(n, gpu, autopilot=False) for n in spot_nodes]
+    bodies = [gpu_node(n, spot_gpu, autopilot=False) for n in spot_nodes]
     for body in bodies:
         body["metadata"]["labels"][NODEPOOL] = "gpu-pool-spot"
     cp.kubectl("create", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List", "items": bodies}))
     groups = (
         "cluster.capacity=reservation,cluster.reservation=r1,workerGroups[0].name=reserved,"
         "workerGroups[0].replicas=2,workerGroups[1].name=spot,workerGroups[1].replicas=2,"
-        "workerGroups[1].capacity=spot"
+        "workerGroups[1].capacity=spot" + (f",workerGroups[1].machine={machine}" if machine else "")
     )
-    docs = render(tmp_path, "h200-standard-raycluster", namespace, groups)
+    docs = render(tmp_path, f"{run_gpu}-standard-raycluster", namespace, groups)
     create(cp, docs)
 
     placed = wait_for("head, data prep and 4 workers bound", lambda: all_bound(cp, namespace, 6))
@@ -372,41 +379,6 @@ def test_worker_groups_bind_to_their_own_pools(
             by_group.setdefault(group, []).append(pod["spec"]["nodeName"])
     assert sorted(by_group["reserved"]) == sorted(cluster.gpu[:2]), by_group
     assert sorted(by_group["spot"]) == sorted(spot_nodes), by_group
-
-
-def test_a_group_on_another_machine_binds_to_that_machines_nodes(
-    control_plane: ControlPlane, lab: Callable[..., Cluster], tmp_path: Path
-) -> None:
-    """A B200 run with a spot group on H200s (workerGroups[].machine): the H200 group's workers
-    bind to the H200 pool's nodes, which they fit only because they ask for the H200's derived
-    memory (2670Gi; the B200's 3597Gi would exceed its 2687Gi allocatable) and select its
-    accelerator; the B200 group's land on the B200 nodes."""
-    cp = control_plane
-    b200, h200, namespace = gpu_profiles()["b200"], gpu_profiles()["h200"], "machines"
-    cluster = lab(namespace, b200, autopilot=False)  # 2 B200 nodes of pool gpu-pool
-    h200_nodes = [f"{namespace}-{h200.name}-spot-{i}" for i in range(2)]
-    cluster.gpu += h200_nodes  # deleted with the lab's
-    bodies = [gpu_node(n, h200, autopilot=False) for n in h200_nodes]
-    for body in bodies:
-        body["metadata"]["labels"][NODEPOOL] = "gpu-pool-h200-spot"
-    cp.kubectl("create", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List", "items": bodies}))
-    groups = (
-        "cluster.capacity=reservation,cluster.reservation=r1,workerGroups[0].name=reserved,"
-        "workerGroups[0].replicas=2,workerGroups[1].name=h200-spot,workerGroups[1].replicas=2,"
-        "workerGroups[1].capacity=spot,workerGroups[1].machine=h200"
-    )
-    docs = render(tmp_path, "b200-standard-raycluster", namespace, groups)
-    create(cp, docs)
-
-    placed = wait_for("head, data prep and 4 workers bound", lambda: all_bound(cp, namespace, 6))
-    by_group: dict[str, list[str]] = {}
-    for pod in placed:
-        if group := pod["metadata"]["labels"].get("ray.io/group"):
-            by_group.setdefault(group, []).append(pod["spec"]["nodeName"])
-    assert sorted(by_group["reserved"]) == sorted(cluster.gpu[:2]), by_group
-    assert sorted(by_group["h200-spot"]) == sorted(h200_nodes), by_group
-    labels = node_labels(cp, h200_nodes)
-    assert {labels[n][ACCELERATOR] for n in h200_nodes} == {h200.accelerator}
 
 
 # --- the node-fit model, with sidecars and system pods stood in ----------------------------------
