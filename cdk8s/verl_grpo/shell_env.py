@@ -40,13 +40,23 @@ def sub_block_groups(v: Values, gpu: GpuProfile, views: list[GroupView]) -> list
     return [g.replicas for g in views if g.values.cluster.capacity == "reservation"]
 
 
-def machine_flags(gpu: GpuProfile) -> list[str]:
-    """A GPU pool's machine: its type and its GPUs with GKE's driver (data/gpus/)."""
+def group_pool_flags(view: GroupView, dranet: bool) -> str:
+    """A worker group's pool: its machine's type and GPUs (GKE's driver), its capacity and size
+    (values/capacity.py), DRANET's flags, its machine's boot disk where GKE's default is refused."""
+    gpu = gpu_profiles()[view.values.gpu.type]
     # gpu-driver-version=latest: "Install the latest available driver version for your GKE
     # version. Available only for nodes that use Container-Optimized OS"
     # (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus).
     accelerator = f"type={gpu.accelerator},count={gpu.gpus_per_node},gpu-driver-version=latest"
-    return [f"--machine-type={gpu.machine_type}", f"--accelerator={accelerator}"]
+    return " ".join(
+        [
+            f"--machine-type={gpu.machine_type}",
+            f"--accelerator={accelerator}",
+            *pool_flags(view.values, view.replicas),
+            *(DRANET_POOL_FLAGS if dranet else ()),
+            *([f"--disk-type={gpu.boot_disk_type}"] if gpu.boot_disk_type else []),
+        ]
+    )
 
 
 def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NETWORK_BASE) -> dict[str, str]:
@@ -78,17 +88,7 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         # one line each.
         "GPU_POOLS": " ".join(view.pool for view in views),
         "POOL_CAPACITIES": " ".join(view.values.cluster.capacity for view in views),
-        "GPU_POOL_FLAGS": "\n".join(
-            " ".join(
-                [
-                    *machine_flags(machine),
-                    *pool_flags(view.values, view.replicas),
-                    *(DRANET_POOL_FLAGS if dranet else ()),
-                    *([f"--disk-type={machine.boot_disk_type}"] if machine.boot_disk_type else []),
-                ]
-            )
-            for view, machine in zip(views, (gpu_profiles()[w.values.gpu.type] for w in views), strict=True)
-        ),
+        "GPU_POOL_FLAGS": "\n".join(group_pool_flags(view, dranet) for view in views),
         # multi-network: VPCs, pool networks and Network objects; dranet: none (values/networks.py).
         "RDMA_MODE": v.network.rdma,
         "CPU_MACHINE_TYPE": v.cluster.cpu_machine_type,
