@@ -13,7 +13,9 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 start_step "$@"
 check_cluster_name
-# Both modes consume the reservation by name (Autopilot through the workers' selectors).
+# Both modes consume the reservation by name (Autopilot through the workers' selectors). `describe`
+# fails when the zone has no such reservation
+# (https://cloud.google.com/sdk/gcloud/reference/compute/reservations/describe).
 if [[ " $POOL_CAPACITIES " == *" reservation "* ]]; then
   exists gcloud compute reservations describe "$RESERVATION" --project="$PROJECT" --zone="$ZONE" ||
     die "reservation $RESERVATION (cluster.reservation) not found in $ZONE"

@@ -27,6 +27,7 @@ if [[ $CLUSTER_MODE == standard ]]; then
 fi
 remove "cluster $CLUSTER" gcloud container clusters describe "$CLUSTER" "${location[@]}" -- \
   gcloud container clusters delete "$CLUSTER" "${location[@]}" --quiet
+# The workload policy is regional (https://cloud.google.com/sdk/gcloud/reference/compute/resource-policies/delete).
 if [[ -n $WORKLOAD_POLICY ]]; then  # only once no pool uses it
   remove "workload policy $WORKLOAD_POLICY" gcloud compute resource-policies describe "$WORKLOAD_POLICY" \
     --project="$PROJECT" --region="$REGION" -- \
