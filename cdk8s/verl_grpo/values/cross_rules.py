@@ -505,12 +505,12 @@ def world(p: GpuProfile) -> str:
 
 def _group_machine_rules() -> tuple[CrossRule, ...]:
     """A group's machine of its own (workerGroups.machine), where it cannot join the run."""
-    other = op("and", op("ne", G("machine"), ""), op("ne", G("machine"), GPU))
+    other = op("ne", GROUP_MACHINE, GPU)
     return (
         CrossRule(
             "group-machine-joins-run",
             "workerGroups.machine",
-            op("and", other, op("ne", _by_gpu(world, GROUP_MACHINE), _by_gpu(world))),
+            op("ne", _by_gpu(world, GROUP_MACHINE), _by_gpu(world)),
             (
                 "group '",
                 G("name"),
@@ -820,7 +820,7 @@ def violations(
     for r in RULES:
         if deploying or not r.deploy_only:
             found = [(r, r.text(s)) for s in (scopes if r.each_group else [scope]) if r.when.py(s)]
-            out += [f for f in dict.fromkeys(found) if f not in out]  # groups alike say it once
+            out += dict.fromkeys(found)  # groups alike say it once
     return out
 
 

@@ -179,17 +179,17 @@
 {{- end }}
 {{- end }}
 {{- range $group := .Values.workerGroups }}
-{{- if (and (and (ne ($group.machine | default "") "") (ne ($group.machine | default "") $.Values.gpu.type)) (ne (index (dict "a4x" "4 GPUs per node, arm64, 4 RDMA NICs, multi-node NVLink" "b200" "8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink" "h200" "8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink") (($group.machine | default "") | default $.Values.gpu.type)) (index (dict "a4x" "4 GPUs per node, arm64, 4 RDMA NICs, multi-node NVLink" "b200" "8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink" "h200" "8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink") $.Values.gpu.type))) }}
+{{- if (ne (index (dict "a4x" "4 GPUs per node, arm64, 4 RDMA NICs, multi-node NVLink" "b200" "8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink" "h200" "8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink") (($group.machine | default "") | default $.Values.gpu.type)) (index (dict "a4x" "4 GPUs per node, arm64, 4 RDMA NICs, multi-node NVLink" "b200" "8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink" "h200" "8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink") $.Values.gpu.type)) }}
 {{- fail (print "workerGroups.machine: " "group '" ($group.name | default "") "' runs on " (($group.machine | default "") | default $.Values.gpu.type) " (" (index (dict "a4x" "4 GPUs per node, arm64, 4 RDMA NICs, multi-node NVLink" "b200" "8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink" "h200" "8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink") (($group.machine | default "") | default $.Values.gpu.type)) "), but every worker joins one verl and NCCL world made for gpu.type '" $.Values.gpu.type "' (" (index (dict "a4x" "4 GPUs per node, arm64, 4 RDMA NICs, multi-node NVLink" "b200" "8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink" "h200" "8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink") $.Values.gpu.type) "); use a machine that matches it, or gpu.type" " [group-machine-joins-run]") }}
 {{- end }}
 {{- end }}
 {{- range $group := .Values.workerGroups }}
-{{- if (and (and (ne ($group.machine | default "") "") (ne ($group.machine | default "") $.Values.gpu.type)) (eq (($group.capacity | default "") | default $.Values.cluster.capacity) "reservation")) }}
+{{- if (and (ne (($group.machine | default "") | default $.Values.gpu.type) $.Values.gpu.type) (eq (($group.capacity | default "") | default $.Values.cluster.capacity) "reservation")) }}
 {{- fail (print "workerGroups.machine: " "group '" ($group.name | default "") "' runs on " ($group.machine | default "") ", but its capacity is reservation '" $.Values.cluster.reservation "', which holds gpu.type's machine (" (index (dict "a4x" "a4x-highgpu-4g" "b200" "a4-highgpu-8g" "h200" "a3-ultragpu-8g") $.Values.gpu.type) "); give the group capacity of its own (spot, flex-start, on-demand)" " [group-machine-reserved]") }}
 {{- end }}
 {{- end }}
 {{- range $group := .Values.workerGroups }}
-{{- if (and $.Values.queue.enabled $.Values.queue.createObjects (and (ne ($group.machine | default "") "") (ne ($group.machine | default "") $.Values.gpu.type))) }}
+{{- if (and $.Values.queue.enabled $.Values.queue.createObjects (ne (($group.machine | default "") | default $.Values.gpu.type) $.Values.gpu.type)) }}
 {{- fail (print "queue.createObjects: " "renders one GPU flavor, for gpu.type '" $.Values.gpu.type "', but group '" ($group.name | default "") "' runs on " ($group.machine | default "") ": Kueue would never admit it; give the platform's ClusterQueue a flavor per group (createObjects: false)" " [queue-objects-one-machine]") }}
 {{- end }}
 {{- end }}
