@@ -87,6 +87,22 @@ COMPONENTS: tuple[Component, ...] = (
         # Its webhooks, which the harness registers at a loopback URL (cluster.py start_kueue).
         extras=("config/components/webhook/manifests.yaml",),
     ),
+    # kwok plays the kubelet of the twin's nodes (Ready nodes, Running pods, completed Job pods,
+    # deleted pods). The binary has no stages of its own; kwokctl passes these (pkg/kwokctl/runtime/
+    # cluster.go@v0.8.0), and so does the harness (cluster.py start_kwok). No heartbeat stage: the
+    # node lifecycle controller, which would read heartbeats, is off here.
+    Component(
+        "kwok",
+        "kwok",
+        "sigs.k8s.io/kwok",
+        "sigs.k8s.io/kwok/cmd/kwok",
+        extras=(
+            "kustomize/stage/node/fast/node-initialize.yaml",
+            "kustomize/stage/pod/fast/pod-ready.yaml",
+            "kustomize/stage/pod/fast/pod-complete.yaml",
+            "kustomize/stage/pod/fast/pod-delete.yaml",
+        ),
+    ),
 )
 
 

@@ -53,6 +53,9 @@ KUBECTL_CANDIDATES = (REPO / ".venv" / "bin" / "kubectl",)
 LOOPBACK = "127.0.0.1"
 SERVICE_CIDR = "10.0.0.0/24"  # envtest's default (apiserver.go@v0.22.4)
 START_TIMEOUT_S = 120.0
+# The annotation kwok's own manifests select the nodes it plays the kubelet for by
+# (kustomize/kwok/kwok.yaml@v0.8.0: manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake).
+KWOK_ANNOTATION = "kwok.x-k8s.io/node"
 STOP_TIMEOUT_S = 10.0
 T = TypeVar("T")
 
@@ -455,6 +458,7 @@ class ControlPlane:
         self._timed("kube-scheduler", lambda: self._start_component("kube-scheduler", self._scheduler_args()))
         self._timed("crds", self._install_crds)
         self._timed("ray-operator", self._start_operator)
+        self._timed("kwok", self._start_kwok)
         self.started_seconds = round(time.monotonic() - began, 1)
 
     def _timed(self, phase: str, step: Callable[[], T]) -> T:
@@ -686,6 +690,33 @@ class ControlPlane:
             env={"KUBECONFIG": str(self.kubeconfig)},
         )
         wait_until("ray-operator /readyz", lambda: _http_ok(f"http://{probe}/readyz"), self.procs)
+
+    def _start_kwok(self) -> None:
+        """kwok as the kubelet of the nodes that carry ``KWOK_ANNOTATION`` (the twin's nodes, made
+        by ``twin.autoscaler``): it makes them Ready, runs the pods bound there (Running and Ready,
+        native sidecars started, a pod IP from ``--cidr``), completes the pods of Jobs and confirms
+        deletions. Nodes without the annotation stay objects only, as before.
+
+        Flags: pkg/kwok/cmd/root.go@v0.8.0. It binds no port unless ``--server-address`` is given;
+        here it serves /healthz on loopback so start-up can wait for it. The stages are kwok's own
+        "fast" ones (build.py copies them), as kwokctl passes them."""
+        home = self.binaries["kwok"].parent / "extras"
+        stages = self.workdir / "kwok-stages.yaml"
+        stages.write_text("\n---\n".join(f.read_text() for f in sorted(home.glob("*.yaml"))))
+        address = f"{LOOPBACK}:{free_port()}"
+        self._spawn(
+            "kwok",
+            [
+                f"--kubeconfig={self.kubeconfig}",
+                f"--manage-nodes-with-annotation-selector={KWOK_ANNOTATION}=fake",
+                # Room for every pod of a run (the default /24 hands out addresses past its end).
+                "--cidr=10.64.0.0/16",
+                f"--node-ip={LOOPBACK}",
+                f"--server-address={address}",
+                f"--config={stages}",
+            ],
+        )
+        wait_until("kwok /healthz", lambda: _http_ok(f"http://{address}/healthz"), self.procs)
 
     # -- shutdown --
 

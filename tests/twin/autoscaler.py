@@ -1,0 +1,321 @@
+"""A stand-in for GKE's cluster autoscaler: it grows the twin's node pools for pods the real
+kube-scheduler cannot place, and leaves every fit decision to that scheduler.
+
+GKE's cluster-autoscaler cannot be built here (the module proxy refuses
+k8s.io/autoscaler/cluster-autoscaler, 403, 2026-12-06), so this follows its documented scale-up
+rule (cluster-autoscaler/FAQ.md@cluster-autoscaler-1.36.1, "How does scale-up work?"): it looks
+for unschedulable pods, "creates template nodes for each of the node groups and checks if any of
+the unschedulable pods would fit on a new node", and adds none where no pod would fit or where
+"all suitable node groups are already at their maximum size". The check is the real scheduler's:
+a trial node of the pool (tainted so that only a probe may use it) and, per pending pod, a probe
+pod that copies its spec and may only go to that node (``matchFields`` on ``metadata.name``, the
+NodeAffinity the scheduler's PreFilter narrows to). A probe that binds means the pod fits: the
+trial node's taint is lifted and it stays (``TriggeredScaleUp``); otherwise the node goes and the
+pod gets a ``NotTriggerScaleUp`` event naming each pool and the scheduler's verdict there, in
+cluster-autoscaler's words (processors/status/eventing_scale_up_processor.go: "pod didn't trigger
+scale-up: ..."; core/scaleup/orchestrator/skippedreasons.go: "max node group size reached").
+
+Left out: expanders (the first pool that fits wins, in the order the scripts created them),
+balancing similar node groups, scale-down and its timings, backoff after failed scale-ups, the 10 s
+scan interval (1 s here), and the 15-minute node provisioning timeout. Pools with queued
+provisioning get nodes only through a ProvisioningRequest (``provision``), as on GKE.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..controlplane.cluster import KWOK_ANNOTATION, ControlPlane
+from .gke import TOPOLOGY_BLOCK, TOPOLOGY_HOST, TOPOLOGY_SUBBLOCK, Cluster, NodePool, autopilot_pool
+
+TRIAL_TAINT = {"key": "twin.verl-grpo.test/trial", "value": "probe", "effect": "NoSchedule"}
+PROBE_LABEL = "twin.verl-grpo.test/probe"
+OWNER_LABEL = "twin.verl-grpo.test/autoscaler"
+# The message part for nodes the probe's NodeAffinity PreFilter ruled out (the other nodes):
+# pkg/scheduler/schedule_one.go@v1.36.3, "node(s) didn't satisfy plugin(s) [NodeAffinity]".
+RULED_OUT = re.compile(r"didn't satisfy plugin\(s\) \[NodeAffinity\]")
+NOT_TRIGGERED, TRIGGERED = "NotTriggerScaleUp", "TriggeredScaleUp"
+MAX_SIZE = "max node group size reached"
+RESCAN_S = 10.0
+QUEUED = "queued provisioning: nodes only for a ProvisioningRequest"
+
+
+@dataclass
+class Autoscaler:
+    """Grows ``cluster``'s pools for unschedulable pods of ``namespaces``; ``events`` records each
+    scale-up decision (also written as Events on the pods)."""
+
+    cp: ControlPlane
+    cluster: Cluster
+    namespaces: tuple[str, ...]
+    tag: str  # node names start with it: a test's nodes are its own
+    sub_blocks: tuple[tuple[str, str, int], ...] = ()  # (block, sub-block, free hosts) for topology
+    sizes: dict[str, int] = field(default_factory=dict)
+    nodes: list[str] = field(default_factory=list)
+    events: list[dict[str, str]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _serial: Iterator[int] = field(default_factory=itertools.count)
+    _judged: object = None
+    _judged_at: float = 0.0
+    _autopilot_pools: dict[str, NodePool] = field(default_factory=dict)
+
+    # -- life cycle --
+
+    @contextmanager
+    def running(self) -> Iterator[Autoscaler]:
+        """Start the pools at their initial size, scale up in the background, and remove every
+        node this autoscaler made when the block ends."""
+        for pool in self.cluster.pools:
+            self.sizes[pool.name] = 0
+            for _ in range(pool.initial):
+                self._add(pool, trial=False)
+        thread = threading.Thread(target=self._loop, name=f"autoscaler-{self.tag}", daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            self._stop.set()
+            thread.join(timeout=30)
+            if self.nodes:
+                self.cp.kubectl(
+                    "delete", "nodes", *self.nodes, "--ignore-not-found", "--wait=false", check=False
+                )
+
+    def _loop(self) -> None:
+        while not self._stop.wait(1.0):
+            try:
+                self.scan()
+            except Exception as err:  # noqa: BLE001 - kept for the test to report, never swallowed
+                self.errors.append(repr(err))
+
+    # -- one scan --
+
+    def pending(self) -> list[dict[str, Any]]:
+        """Pods the scheduler marked Unschedulable (not gated, not our probes), in our namespaces."""
+        out = []
+        for namespace in self.namespaces:
+            for pod in json.loads(self.cp.kubectl("get", "pods", "-n", namespace, "-o", "json"))["items"]:
+                conditions = pod.get("status", {}).get("conditions", [])
+                stuck = any(
+                    c["type"] == "PodScheduled"
+                    and c["status"] == "False"
+                    and c.get("reason") == "Unschedulable"
+                    for c in conditions
+                )
+                if (
+                    stuck
+                    and not pod["spec"].get("nodeName")
+                    and PROBE_LABEL not in pod["metadata"].get("labels", {})
+                ):
+                    out.append(pod)
+        return out
+
+    def scan(self) -> None:
+        pods = self.pending()
+        state = (sorted(p["metadata"]["uid"] for p in pods), sorted(self.sizes.items()), len(self.nodes))
+        # Judged again when something changed, or after the real autoscaler's 10 s scan interval
+        # (FAQ.md: "every 10 seconds"): a pod's reason may have changed (a claim bound meanwhile).
+        if not pods or (state == self._judged and time.monotonic() - self._judged_at < RESCAN_S):
+            return
+        self._judged_at = time.monotonic()
+        verdicts: dict[str, dict[str, str]] = {}  # pod uid -> pool -> verdict
+        for pool in self.candidate_pools(pods):
+            if pool.queued:
+                for pod in pods:
+                    verdicts.setdefault(pod["metadata"]["uid"], {})[pool.name] = QUEUED
+                continue
+            if self.sizes.get(pool.name, 0) >= pool.max_nodes:
+                for pod in pods:
+                    verdicts.setdefault(pod["metadata"]["uid"], {})[pool.name] = MAX_SIZE
+                continue
+            node = self._add(pool, trial=True)
+            fits = []
+            for pod in representatives(pods):
+                verdict = self.probe(pod, node)
+                if verdict is None:
+                    fits.append(pod)
+                else:
+                    for same in pods:
+                        if group_of(same) == group_of(pod):
+                            verdicts.setdefault(same["metadata"]["uid"], {})[pool.name] = verdict
+            if fits:
+                before = self.sizes[pool.name] - 1
+                self.cp.kubectl(
+                    "patch", "node", node, "--type=json", "-p", json.dumps(untaint(node, self.cp))
+                )
+                info = f"[{{{pool.name} {before}->{before + 1} (max: {pool.max_nodes})}}]"
+                for pod in pods:
+                    if group_of(pod) in {group_of(f) for f in fits}:
+                        self.record(pod, TRIGGERED, f"pod triggered scale-up: {info}")
+                self._judged = None
+                return
+            self._remove(pool, node)
+        for pod in pods:
+            said = verdicts.get(pod["metadata"]["uid"], {})
+            text = "; ".join(f"{pool}: 1 {verdict}" for pool, verdict in said.items()) or "no node group"
+            self.record(pod, NOT_TRIGGERED, f"pod didn't trigger scale-up: {text}")
+        self._judged = (state[0], sorted(self.sizes.items()), len(self.nodes))
+
+    def candidate_pools(self, pods: list[dict[str, Any]]) -> list[NodePool]:
+        if self.cluster.mode == "standard":
+            return list(self.cluster.pools)
+        # Autopilot has no pools: one per distinct node shape the pending pods ask for.
+        for pod in pods:
+            pool = autopilot_pool(pod, self.cluster.region)
+            if pool is not None:
+                shape = json.dumps([pool.machine_type, pool.labels], sort_keys=True)
+                named = NodePool(**{**pool.__dict__, "name": f"{pool.name}-{len(self._autopilot_pools)}"})
+                self._autopilot_pools.setdefault(shape, named)
+        return list(self._autopilot_pools.values())
+
+    # -- the scheduler's verdict --
+
+    def probe(self, pod: dict[str, Any], node: str, timeout: float = 30.0) -> str | None:
+        """None when the scheduler binds a copy of ``pod`` to ``node``; else its reasons there."""
+        name = f"twin-probe-{next(self._serial)}"
+        namespace = pod["metadata"]["namespace"]
+        self.cp.kubectl("create", "-f", "-", stdin=json.dumps(probe_of(pod, node, name)))
+        try:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                found = json.loads(self.cp.kubectl("get", "pod", name, "-n", namespace, "-o", "json"))
+                if found["spec"].get("nodeName"):
+                    return None
+                for c in found.get("status", {}).get("conditions", []):
+                    if c["type"] == "PodScheduled" and c.get("reason") == "Unschedulable":
+                        verdict = node_verdict(c.get("message", ""))
+                        if verdict:
+                            return verdict
+                time.sleep(0.2)
+            return f"no verdict from the scheduler in {timeout:.0f}s"
+        finally:
+            self.cp.kubectl(
+                "delete",
+                "pod",
+                name,
+                "-n",
+                namespace,
+                "--force",
+                "--grace-period=0",
+                "--wait=false",
+                check=False,
+            )
+
+    # -- nodes --
+
+    def _add(self, pool: NodePool, trial: bool) -> str:
+        index = self.sizes.get(pool.name, 0)
+        name = f"{self.tag}-{pool.name}-{next(self._serial)}"
+        topology = self.topology_for(name) if pool.topology else None
+        body = pool.node(name, {KWOK_ANNOTATION: "fake"}, topology)
+        body["metadata"]["labels"][OWNER_LABEL] = self.tag
+        if trial:
+            body["spec"].setdefault("taints", []).append(dict(TRIAL_TAINT))
+        self.cp.kubectl("create", "-f", "-", stdin=json.dumps(body))
+        self.sizes[pool.name] = index + 1
+        self.nodes.append(name)
+        return name
+
+    def _remove(self, pool: NodePool, node: str) -> None:
+        self.cp.kubectl("delete", "node", node, "--ignore-not-found", "--wait=false")
+        self.sizes[pool.name] -= 1
+        self.nodes.remove(node)
+
+    def topology_for(self, node: str) -> dict[str, str]:
+        """GCE's physical-topology labels: the first sub-block of the reservation with a free host."""
+        for i, (block, sub, free) in enumerate(self.sub_blocks):
+            if free > 0:
+                self.sub_blocks = (*self.sub_blocks[:i], (block, sub, free - 1), *self.sub_blocks[i + 1 :])
+                return {TOPOLOGY_BLOCK: block, TOPOLOGY_SUBBLOCK: sub, TOPOLOGY_HOST: f"host-{node}"}
+        return {TOPOLOGY_BLOCK: "block-0", TOPOLOGY_SUBBLOCK: "sub-block-0", TOPOLOGY_HOST: f"host-{node}"}
+
+    def record(self, pod: dict[str, Any], reason: str, message: str) -> None:
+        """An Event on the pod, as cluster-autoscaler writes it (source component cluster-autoscaler)."""
+        meta = pod["metadata"]
+        self.events.append({"pod": meta["name"], "reason": reason, "message": message})
+        event = {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"generateName": f"{meta['name']}.", "namespace": meta["namespace"]},
+            "involvedObject": {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "name": meta["name"],
+                "namespace": meta["namespace"],
+                "uid": meta["uid"],
+            },
+            "reason": reason,
+            "message": message,
+            "type": "Normal",
+            "source": {"component": "cluster-autoscaler"},
+        }
+        self.cp.kubectl("create", "-f", "-", stdin=json.dumps(event))
+
+
+def group_of(pod: dict[str, Any]) -> tuple[str, str, str]:
+    """Pods the autoscaler treats alike: same owner and Ray group (its equivalence groups are by
+    controller, core/scaleup/equivalence/groups.go)."""
+    meta = pod["metadata"]
+    owner = next((o["uid"] for o in meta.get("ownerReferences", [])), meta["name"])
+    return meta["namespace"], owner, meta.get("labels", {}).get("ray.io/group", "")
+
+
+def representatives(pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for pod in pods:
+        seen.setdefault(group_of(pod), pod)
+    return list(seen.values())
+
+
+def probe_of(pod: dict[str, Any], node: str, name: str) -> dict[str, Any]:
+    """A copy of the pod's spec that may go only to ``node`` and tolerates its trial taint."""
+    spec = copy.deepcopy(pod["spec"])
+    for key in ("nodeName", "schedulingGates"):
+        spec.pop(key, None)
+    spec["preemptionPolicy"] = "Never"
+    spec["tolerations"] = [*spec.get("tolerations", []), {**TRIAL_TAINT, "operator": "Equal"}]
+    only = {"key": "metadata.name", "operator": "In", "values": [node]}
+    required = spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})
+    terms = required.get("requiredDuringSchedulingIgnoredDuringExecution", {}).get("nodeSelectorTerms") or [
+        {}
+    ]
+    required["requiredDuringSchedulingIgnoredDuringExecution"] = {
+        "nodeSelectorTerms": [{**t, "matchFields": [*t.get("matchFields", []), only]} for t in terms]
+    }
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": pod["metadata"]["namespace"],
+            "labels": {PROBE_LABEL: "true"},
+        },
+        "spec": spec,
+    }
+
+
+def node_verdict(message: str) -> str:
+    """The scheduler's reasons for the one node the probe could go to: its FitError message
+    ("0/N nodes are available: 1 Insufficient ephemeral-storage, 4 node(s) didn't satisfy plugin(s)
+    [NodeAffinity]. preemption: ...") without the nodes the PreFilter ruled out."""
+    head = message.split(" preemption:")[0].rstrip(".")
+    reasons = head.split(": ", 1)[1] if ": " in head else head
+    kept = [r.strip() for r in reasons.split(", ") if r.strip() and not RULED_OUT.search(r)]
+    return ", ".join(re.sub(r"^\d+ ", "", r) for r in kept)
+
+
+def untaint(node: str, cp: ControlPlane) -> list[dict[str, Any]]:
+    """The JSON patch that lifts the trial taint and keeps the pool's own."""
+    taints = json.loads(cp.kubectl("get", "node", node, "-o", "json"))["spec"].get("taints", [])
+    kept = [t for t in taints if t.get("key") != TRIAL_TAINT["key"]]
+    return [{"op": "replace", "path": "/spec/taints", "value": kept}]
