@@ -29,7 +29,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,6 +59,8 @@ class Autoscaler:
     namespaces: tuple[str, ...]
     tag: str  # node names start with it: a test's nodes are its own
     sub_blocks: tuple[tuple[str, str, int], ...] = ()  # (block, sub-block, free hosts) for topology
+    # What node agents publish once a node exists (a DRA driver's ResourceSlices): objects to create.
+    on_node: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
     sizes: dict[str, int] = field(default_factory=dict)
     nodes: list[str] = field(default_factory=list)
     events: list[dict[str, str]] = field(default_factory=list)
@@ -86,6 +88,8 @@ class Autoscaler:
         finally:
             self._stop.set()
             thread.join(timeout=30)
+            if self.on_node:
+                self.cp.kubectl("delete", "resourceslices", "-l", f"{OWNER_LABEL}={self.tag}", check=False)
             if self.nodes:
                 self.cp.kubectl(
                     "delete", "nodes", *self.nodes, "--ignore-not-found", "--wait=false", check=False
@@ -221,13 +225,19 @@ class Autoscaler:
         body["metadata"]["labels"][OWNER_LABEL] = self.tag
         if trial:
             body["spec"].setdefault("taints", []).append(dict(TRIAL_TAINT))
-        self.cp.kubectl("create", "-f", "-", stdin=json.dumps(body))
+        published = self.on_node(body) if self.on_node else []
+        for obj in published:
+            obj["metadata"].setdefault("labels", {})[OWNER_LABEL] = self.tag
+        listed = {"apiVersion": "v1", "kind": "List", "items": [body, *published]}
+        self.cp.kubectl("create", "-f", "-", stdin=json.dumps(listed))
         self.sizes[pool.name] = index + 1
         self.nodes.append(name)
         return name
 
     def _remove(self, pool: NodePool, node: str) -> None:
         self.cp.kubectl("delete", "node", node, "--ignore-not-found", "--wait=false")
+        if self.on_node:  # a driver's slices go with its node (the kubelet plugin owns them there)
+            self.cp.kubectl("delete", "resourceslices", f"--field-selector=spec.nodeName={node}")
         self.sizes[pool.name] -= 1
         self.nodes.remove(node)
 
