@@ -42,6 +42,9 @@ def test_a_standard_cluster_has_the_pools_up_sh_creates(tmp_path: Path) -> None:
     assert gpu.allocatable["nvidia.com/gpu"] == "8"
     assert {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"} in gpu.taints
     assert not gpu.topology  # Spot: GCE labels no physical topology
+    # Its ephemeral storage on the machine's Local SSDs (the flag GPU_POOL_FLAGS carries).
+    assert gpu.labels[LOCAL_SSD] == "true"
+    assert int(gpu.allocatable["ephemeral-storage"]) == local_ssd_ephemeral(h200.local_ssds)[1]
 
 
 def test_local_ssd_ephemeral_storage_follows_the_flag() -> None:

@@ -40,6 +40,9 @@ def sub_block_groups(v: Values, gpu: GpuProfile, views: list[GroupView]) -> list
     return [g.replicas for g in views if g.values.cluster.capacity == "reservation"]
 
 
+LOCAL_SSD_FLAG = "--ephemeral-storage-local-ssd=count=0"
+
+
 def group_pool_flags(view: GroupView, dranet: bool) -> str:
     """A worker group's pool: its machine's type and GPUs (GKE's driver), its capacity and size
     (values/capacity.py), DRANET's flags, its machine's boot disk where GKE's default is refused."""
@@ -52,6 +55,13 @@ def group_pool_flags(view: GroupView, dranet: bool) -> str:
         [
             f"--machine-type={gpu.machine_type}",
             f"--accelerator={accelerator}",
+            # The machine's bundled Local SSDs as the node's ephemeral storage (the workers' model,
+            # image and file cache live there), as Google's blueprints attach them (cluster-toolkit
+            # modules/compute/gke-node-pool/disk_definitions.tf, data/gpus localSsds). Without it a
+            # node offers its 100 GB boot disk's share. count=0: "for Gen3 machines which dictate a
+            # specific number of local ssds, zero ... means to use the default number of local ssds
+            # that goes with that machine type" (GKE API EphemeralStorageLocalSsdConfig.local_ssd_count).
+            LOCAL_SSD_FLAG,
             *pool_flags(view.values, view.replicas),
             *(DRANET_POOL_FLAGS if dranet else ()),
             *([f"--disk-type={gpu.boot_disk_type}"] if gpu.boot_disk_type else []),

@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
+from verl_grpo.values.worker_groups import pool_name
+
 from ..kuberay_submitter import run_recorded
 from ..scripts_harness import MY_VALUES
 from ..twin.autoscaler import NOT_TRIGGERED, PROBE_LABEL, TRIGGERED, Autoscaler
@@ -66,7 +68,7 @@ class Flow:
 PROFILES = sorted(p.parent.name for p in (OVERLAYS.parent / "dist").glob("*/kustomization.yaml"))
 GROUPS = (
     "cluster.capacity=reservation,cluster.reservation=r1,workerGroups[0].name=reserved,"
-    "workerGroups[0].replicas=2,workerGroups[1].name=spot,workerGroups[1].replicas=1,"
+    "workerGroups[0].replicas=1,workerGroups[1].name=spot,workerGroups[1].replicas=1,"
     "workerGroups[1].capacity=spot"
 )
 FLOWS = [
@@ -204,18 +206,7 @@ def settled(
     return found if len(found) >= count and len(running) == len(found) else None
 
 
-STANDARD_EPHEMERAL = pytest.mark.xfail(
-    strict=True,
-    reason="issue 40 item 1: 30-gpu-pool.sh attaches no Local SSD as ephemeral storage, so a GPU node "
-    "offers its 100 GB boot disk's share while each worker asks 1000Gi: the autoscaler adds no node",
-)
-
-
-def marked(flow: Flow) -> Any:
-    return pytest.param(flow, id=flow.id, marks=[STANDARD_EPHEMERAL] if "-standard" in flow.profile else [])
-
-
-@pytest.mark.parametrize("flow", [marked(f) for f in FLOWS])
+@pytest.mark.parametrize("flow", FLOWS, ids=lambda f: f.id)
 def test_a_run_comes_up_on_the_twin(
     control_plane: ControlPlane, twin: Callable[[Flow], Run], flow: Flow, tmp_path: Path
 ) -> None:
@@ -240,10 +231,14 @@ def test_a_run_comes_up_on_the_twin(
     triggered = [e for e in run.autoscaler.events if e["reason"] == TRIGGERED]
     assert triggered, "the GPU nodes came without a scale-up"
     if run.cloud.cluster.mode == "standard":
+        # Each group's workers on its own pool (worker_groups.pool_name), which the scripts made.
+        (ray,) = [d for d in run.docs if d["kind"] in ("RayCluster", "RayJob")]
+        spec = ray["spec"]["rayClusterSpec"] if ray["kind"] == "RayJob" else ray["spec"]
+        own = {g["groupName"]: pool_name(i, g["groupName"]) for i, g in enumerate(spec["workerGroupSpecs"])}
+        assert set(own.values()) <= {p.name for p in run.cloud.cluster.pools}, own
         for pod in workers:
             group = pod["metadata"]["labels"]["ray.io/group"]
-            pool = nodes[pod["spec"]["nodeName"]]["metadata"]["labels"][NODEPOOL]
-            assert pool.startswith("gpu-pool"), (group, pool)
+            assert nodes[pod["spec"]["nodeName"]]["metadata"]["labels"][NODEPOOL] == own[group], group
 
     # The run itself: KubeRay's cluster ready; a RayJob's submitter runs `ray job submit` with the
     # entrypoint (KubeRay's own command, with a recording `ray`).

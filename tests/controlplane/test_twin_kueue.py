@@ -8,6 +8,7 @@ zero nodes their flags give them, as on GKE.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,16 +35,23 @@ def kueue() -> Iterator[ControlPlane]:
         yield cp
 
 
-def queued_run(cp: ControlPlane, flow: Flow, tmp_path: Path) -> tuple[Autoscaler, str, list[dict[str, Any]]]:
+@contextmanager
+def queued_run(
+    cp: ControlPlane, flow: Flow, tmp_path: Path, **env: str
+) -> Iterator[tuple[Autoscaler, str, list[dict[str, Any]]]]:
     """The scripts for the flow's values, then its rendering applied in ``default`` (what the
-    scripts grant); the autoscaler over the scripts' pools."""
-    cloud = provision(flow.profile, tmp_path / "cloud", *flow.values_args)
+    scripts grant) with the autoscaler over the scripts' pools; all of it deleted at the end."""
+    cloud = provision(flow.profile, tmp_path / "cloud", *flow.values_args, env=env)
     folder = synth(tmp_path / "out", flow.profile, *flow.values_args)
     scaler = Autoscaler(cp, cloud.cluster, ("default",), tag=f"twin-{flow.id}", sub_blocks=cloud.sub_blocks)
-    cp.kubectl("apply", "-k", str(folder))
     names = yaml.safe_load((folder / "kustomization.yaml").read_text())["resources"]
     docs = [yaml.safe_load((folder / n).read_text()) for n in names]
-    return scaler, ray_job(folder)["metadata"]["name"], docs
+    with scaler.running():
+        cp.kubectl("apply", "-k", str(folder))
+        try:
+            yield scaler, ray_job(folder)["metadata"]["name"], docs
+        finally:
+            cp.kubectl("delete", "-k", str(folder), "--wait=true", "--ignore-not-found", timeout=180)
 
 
 def admitted(cp: ControlPlane, name: str) -> dict[str, Any] | None:
@@ -66,12 +74,9 @@ def test_a_run_with_topology_placement_is_admitted_on_pools_that_start_at_zero(
         (*QUEUED, "queue.topology.mode=required", "cluster.capacity=reservation", "cluster.reservation=r1"),
         name="tas-reservation",
     )
-    scaler, name, _ = queued_run(cp, flow, tmp_path)
-    with scaler.running():
-        try:
-            wait_for("the topology-placed Workload admitted", lambda: admitted(cp, name), timeout=45)
-        finally:
-            cp.kubectl("delete", "rayjob", name, "-n", "default", "--wait=false")
+    # A reservation with a healthy sub-block of 18 free hosts, which 30-gpu-pool.sh finds.
+    with queued_run(cp, flow, tmp_path, FAKE_SUB_BLOCKS="block-a/sub-0/18/0") as (_, name, _docs):
+        wait_for("the topology-placed Workload admitted", lambda: admitted(cp, name), timeout=45)
 
 
 def test_a_queued_run_without_topology_is_admitted_and_its_pools_grow(
@@ -79,17 +84,13 @@ def test_a_queued_run_without_topology_is_admitted_and_its_pools_grow(
 ) -> None:
     cp = kueue
     flow = Flow("h200-autopilot", QUEUED, name="queued-autopilot")
-    scaler, name, docs = queued_run(cp, flow, tmp_path)
-    with scaler.running():
-        try:
-            wait_for("the Workload admitted", lambda: admitted(cp, name), timeout=60)
-            job = items(cp, "rayjob", name, "-n", "default")[0]
-            assert job["spec"].get("suspend") is not True
-            # After admission, KubeRay makes the pods and the autoscaler's nodes take them.
-            count = expected_pods(docs)
-            outcome = wait_for(
-                "the admitted run's pods running", lambda: settled(cp, scaler, "default", count), timeout=180
-            )
-            assert not isinstance(outcome, str), f"the autoscaler added no node: {outcome}"
-        finally:
-            cp.kubectl("delete", "rayjob", name, "-n", "default", "--wait=false")
+    with queued_run(cp, flow, tmp_path) as (scaler, name, docs):
+        wait_for("the Workload admitted", lambda: admitted(cp, name), timeout=60)
+        job = items(cp, "rayjob", name, "-n", "default")[0]
+        assert job["spec"].get("suspend") is not True
+        # After admission, KubeRay makes the pods and the autoscaler's nodes take them.
+        count = expected_pods(docs)
+        outcome = wait_for(
+            "the admitted run's pods running", lambda: settled(cp, scaler, "default", count), timeout=180
+        )
+        assert not isinstance(outcome, str), f"the autoscaler added no node: {outcome}"

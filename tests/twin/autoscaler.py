@@ -177,7 +177,7 @@ class Autoscaler:
         for pod in pods:
             pool = autopilot_pool(pod, self.cluster.region)
             if pool is not None:
-                shape = json.dumps([pool.machine_type, pool.labels], sort_keys=True)
+                shape = json.dumps([pool.machine_type, pool.labels, pool.allocatable], sort_keys=True)
                 named = NodePool(**{**pool.__dict__, "name": f"{pool.name}-{len(self._autopilot_pools)}"})
                 self._autopilot_pools.setdefault(shape, named)
         return list(self._autopilot_pools.values())
@@ -292,7 +292,6 @@ def probe_of(pod: dict[str, Any], node: str, name: str) -> dict[str, Any]:
     spec = copy.deepcopy(pod["spec"])
     for key in ("nodeName", "schedulingGates"):
         spec.pop(key, None)
-    spec["preemptionPolicy"] = "Never"
     spec["tolerations"] = [*spec.get("tolerations", []), {**TRIAL_TAINT, "operator": "Equal"}]
     only = {"key": "metadata.name", "operator": "In", "values": [node]}
     required = spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})
@@ -318,8 +317,9 @@ def node_verdict(message: str) -> str:
     """The scheduler's reasons for the one node the probe could go to: its FitError message
     ("0/N nodes are available: 1 Insufficient ephemeral-storage, 4 node(s) didn't satisfy plugin(s)
     [NodeAffinity]. preemption: ...") without the nodes the PreFilter ruled out."""
-    head = message.split(" preemption:")[0].rstrip(".")
-    reasons = head.split(": ", 1)[1] if ": " in head else head
+    # After the reasons the scheduler may add sentences of its own ("no new claims to deallocate").
+    reasons = message.split(": ", 1)[1] if ": " in message else message
+    reasons = reasons.split(". ", 1)[0].rstrip(".")
     kept = [r.strip() for r in reasons.split(", ") if r.strip() and not RULED_OUT.search(r)]
     return ", ".join(re.sub(r"^\d+ ", "", r) for r in kept)
 

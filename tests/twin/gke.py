@@ -25,6 +25,7 @@ from verl_grpo.values.machines import (
     cpu_machines,
     gpu_profiles,
 )
+from verl_grpo.values.quantity import parse_quantity
 
 GPU_RESOURCE = "nvidia.com/gpu"
 NODEPOOL = "cloud.google.com/gke-nodepool"
@@ -50,6 +51,16 @@ DEFAULT_NUM_NODES = 3
 # GKE's default maximum Pods per node on Standard
 # (https://cloud.google.com/kubernetes-engine/docs/how-to/flexible-pod-cidr: 110).
 MAX_PODS = 110
+NODE_INFO_FIELDS = (
+    "machineID",
+    "systemUUID",
+    "bootID",
+    "kernelVersion",
+    "osImage",
+    "containerRuntimeVersion",
+    "kubeletVersion",
+    "kubeProxyVersion",
+)
 LOCAL_SSD_GIB = 375  # each Local SSD disk (https://cloud.google.com/compute/docs/disks/local-ssd)
 
 
@@ -149,7 +160,12 @@ class NodePool:
             "status": {
                 "capacity": dict(self.capacity),
                 "allocatable": dict(self.allocatable),
-                "nodeInfo": {"architecture": self.arch, "operatingSystem": "linux"},
+                # Every field is required on create; kwok keeps what is given (node-initialize).
+                "nodeInfo": {
+                    **dict.fromkeys(NODE_INFO_FIELDS, ""),
+                    "architecture": self.arch,
+                    "operatingSystem": "linux",
+                },
             },
         }
 
@@ -385,7 +401,16 @@ def autopilot_pool(pod: dict[str, Any], region: str) -> NodePool | None:
     if not fitting:
         return None
     machine = fitting[0].name
-    flags += [f"--machine-type={machine}", f"--total-max-nodes={10**6}"]
+    # Autopilot sizes the node's boot disk for the pod's ephemeral storage (its per-class ceilings
+    # are not modelled): the smallest whole-GB disk whose allocatable share holds the request.
+    need_disk = sum(
+        float(parse_quantity(c.get("resources", {}).get("requests", {}).get("ephemeral-storage", "0")))
+        for c in pod["spec"]["containers"]
+    )
+    disk_gb = DEFAULT_DISK_GB
+    while allocatable_ephemeral_bytes(disk_gb) < need_disk:
+        disk_gb += 10
+    flags += [f"--machine-type={machine}", f"--total-max-nodes={10**6}", f"--disk-size={disk_gb}"]
     pool = pool_from_call(Call.parse(flags), f"autopilot-{machine}", region, cluster_has_cpu_pool=True)
     labels = {**pool.labels, COMPUTE_CLASS: "Performance"}
     del labels[NODEPOOL]
