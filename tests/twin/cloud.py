@@ -20,7 +20,8 @@ class Cloud:
 def provision(profile: str, workdir: Path, *values_args: str, env: dict[str, str] | None = None) -> Cloud:
     """``PROFILE=P scripts/up.sh -f my-values.yaml ARGS`` on the fake cloud, seeded with what the
     profile's run needs to find there (scripts_harness.GOLDEN_SETUP: A4X's reservation, its GKE
-    versions and sub-blocks) and ``env`` (the fake's FAKE_* settings); fails the test with the scripts' stderr if they refuse."""
+    versions and sub-blocks) and ``env`` (the fake's FAKE_* settings); fails the test with the
+    scripts' stderr if they refuse."""
     state, data = workdir / "state", workdir / "data"
     # The RayCluster variant of a profile needs what the profile needs.
     extra, existing = GOLDEN_SETUP.get(profile.removesuffix("-raycluster"), ({}, []))
