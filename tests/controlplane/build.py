@@ -57,6 +57,12 @@ class Component:
 # The first is the operator ControlPlane.start() runs unless told otherwise.
 KUBERAY_WRAPPERS = ("kuberay-v1.6", "kuberay-v1.5", "kuberay-v1.4")
 
+KWOK_STAGES = (
+    "kustomize/stage/node/fast/node-initialize.yaml",
+    "kustomize/stage/pod/fast/pod-ready.yaml",
+    "kustomize/stage/pod/fast/pod-delete.yaml",
+)
+
 COMPONENTS: tuple[Component, ...] = (
     Component("etcd", "etcd", "go.etcd.io/etcd/server/v3", "go.etcd.io/etcd/server/v3"),
     *(
@@ -87,21 +93,17 @@ COMPONENTS: tuple[Component, ...] = (
         # Its webhooks, which the harness registers at a loopback URL (cluster.py start_kueue).
         extras=("config/components/webhook/manifests.yaml",),
     ),
-    # kwok plays the kubelet of the twin's nodes (Ready nodes, Running pods, completed Job pods,
-    # deleted pods). The binary has no stages of its own; kwokctl passes these (pkg/kwokctl/runtime/
-    # cluster.go@v0.8.0), and so does the harness (cluster.py start_kwok). No heartbeat stage: the
-    # node lifecycle controller, which would read heartbeats, is off here.
+    # kwok plays the kubelet of the twin's nodes (Ready nodes, Running pods, deleted pods). The
+    # binary has no stages of its own; kwokctl passes its "fast" ones (pkg/kwokctl/runtime/
+    # cluster.go@v0.8.0), and so does the harness (cluster.py start_kwok), less two: pod-complete,
+    # which ends every Job's pod at once (the data-prep Job and the submitter run for hours on GKE,
+    # holding their CPU), and the heartbeat (the node lifecycle controller that reads it is off).
     Component(
         "kwok",
         "kwok",
         "sigs.k8s.io/kwok",
         "sigs.k8s.io/kwok/cmd/kwok",
-        extras=(
-            "kustomize/stage/node/fast/node-initialize.yaml",
-            "kustomize/stage/pod/fast/pod-ready.yaml",
-            "kustomize/stage/pod/fast/pod-complete.yaml",
-            "kustomize/stage/pod/fast/pod-delete.yaml",
-        ),
+        extras=KWOK_STAGES,
     ),
 )
 

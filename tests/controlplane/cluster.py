@@ -47,7 +47,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 
-from .build import REPO, ensure_built, kuberay_versions
+from .build import KWOK_STAGES, REPO, ensure_built, kuberay_versions
 
 KUBECTL_CANDIDATES = (REPO / ".venv" / "bin" / "kubectl",)
 LOOPBACK = "127.0.0.1"
@@ -694,15 +694,16 @@ class ControlPlane:
     def _start_kwok(self) -> None:
         """kwok as the kubelet of the nodes that carry ``KWOK_ANNOTATION`` (the twin's nodes, made
         by ``twin.autoscaler``): it makes them Ready, runs the pods bound there (Running and Ready,
-        native sidecars started, a pod IP from ``--cidr``), completes the pods of Jobs and confirms
-        deletions. Nodes without the annotation stay objects only, as before.
+        native sidecars started, a pod IP from ``--cidr``) and confirms deletions; pods of Jobs keep
+        running, as the data-prep Job and the submitter do for a run's length. Nodes without the
+        annotation stay objects only, as before.
 
         Flags: pkg/kwok/cmd/root.go@v0.8.0. It binds no port unless ``--server-address`` is given;
         here it serves /healthz on loopback so start-up can wait for it. The stages are kwok's own
-        "fast" ones (build.py copies them), as kwokctl passes them."""
+        "fast" ones that build.py copies."""
         home = self.binaries["kwok"].parent / "extras"
         stages = self.workdir / "kwok-stages.yaml"
-        stages.write_text("\n---\n".join(f.read_text() for f in sorted(home.glob("*.yaml"))))
+        stages.write_text("\n---\n".join((home / Path(f).name).read_text() for f in KWOK_STAGES))
         address = f"{LOOPBACK}:{free_port()}"
         self._spawn(
             "kwok",

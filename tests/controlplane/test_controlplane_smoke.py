@@ -1,8 +1,6 @@
-"""Smoke test of the control-plane tier: KubeRay makes pods, the real scheduler binds them to a GPU Node.
-
-There is no kubelet, so the Node is an object we create with the capacity and labels of a GKE
-H200 node, and pods stay Pending-but-bound (``spec.nodeName`` set) forever; that is all the
-scheduler decides and all these tests look at.
+"""Smoke test of the control-plane tier: KubeRay makes pods, the real scheduler binds them to the
+GKE twin's nodes (an H200 pool and the CPU pool of `scripts/up.sh` for h200-standard, the GPU pool
+resized to one node), and kwok runs them.
 """
 
 from __future__ import annotations
@@ -10,52 +8,22 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 
+from ..twin.autoscaler import Autoscaler
+from ..twin.cloud import provision
 from .cluster import ControlPlane
 from .helpers import wait_for
 
 pytestmark = pytest.mark.controlplane
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"  # beside the repo, as tests/conftest.py has it
-SAMPLE = SHARED / "corpus" / "kuberay-v1.7.0-samples" / "ray-cluster.sample.yaml"
-NODE = "gke-h200-gpu-pool-0"
 GPU = "nvidia.com/gpu"
 T = TypeVar("T")
 SMOKE_TIMEOUT_S = 90.0  # the first pods after start-up wait for the operator's caches
 
-# Labels a GKE node pool of a3-ultragpu-8g machines carries (what the chart's nodeSelectors target).
-GPU_NODE: dict[str, Any] = {
-    "apiVersion": "v1",
-    "kind": "Node",
-    "metadata": {
-        "name": NODE,
-        "labels": {
-            "kubernetes.io/hostname": NODE,
-            "kubernetes.io/os": "linux",
-            "kubernetes.io/arch": "amd64",
-            "cloud.google.com/gke-accelerator": "nvidia-h200-141gb",
-            "cloud.google.com/gke-nodepool": "gpu-pool",
-        },
-    },
-    # Status is kept on create (the kubelet registers nodes this way): pkg/registry/core/node/strategy.go
-    # PrepareForCreate@v1.36.3 only drops disabled fields.
-    "status": {
-        "capacity": {"cpu": "224", "memory": "2880Gi", "pods": "110", "ephemeral-storage": "1Ti", GPU: "8"},
-        "allocatable": {
-            "cpu": "220",
-            "memory": "2800Gi",
-            "pods": "110",
-            "ephemeral-storage": "900Gi",
-            GPU: "8",
-        },
-    },
-}
-
-# A RayCluster whose workers each want a whole H200 node; used when no corpus copy is beside the repo too.
+# A RayCluster whose workers each want a whole H200 node.
 MINIMAL_RAYCLUSTER = """
 apiVersion: ray.io/v1
 kind: RayCluster
@@ -83,6 +51,8 @@ spec:
         nodeSelector:
           cloud.google.com/gke-accelerator: nvidia-h200-141gb
           cloud.google.com/gke-nodepool: gpu-pool
+        tolerations:
+        - {{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}}
         containers:
         - name: ray-worker
           image: rayproject/ray:2.52.0
@@ -106,9 +76,13 @@ def bound(cp: ControlPlane, namespace: str, selector: str, count: int = 1) -> li
 
 
 @pytest.fixture(scope="module")
-def gpu_node(control_plane: ControlPlane) -> str:
-    control_plane.kubectl("create", "-f", "-", stdin=json.dumps(GPU_NODE))
-    return NODE
+def gpu_node(control_plane: ControlPlane, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The one node of the scripts' H200 pool, resized to 1 (and the CPU pool's two); no scale-up."""
+    cloud = provision("h200-standard", tmp_path_factory.mktemp("smoke-cloud"))
+    scaler = Autoscaler(control_plane, cloud.cluster.resized({"gpu-pool": 1}), (), tag="smoke")
+    with scaler.running():
+        (node,) = [n for n in scaler.nodes if "gpu-pool" in n]
+        yield node
 
 
 @pytest.fixture
@@ -123,18 +97,23 @@ def test_node_keeps_gpu_capacity(control_plane: ControlPlane, gpu_node: str) -> 
     node = json.loads(control_plane.kubectl("get", "node", gpu_node, "-o", "json"))
     assert node["status"]["allocatable"][GPU] == "8"
     assert node["metadata"]["labels"]["cloud.google.com/gke-accelerator"] == "nvidia-h200-141gb"
-    # The node lifecycle controller is off, so nothing taints the kubelet-less node not-ready.
+    # kwok reports it Ready and keeps what GKE's pool gave it; the node lifecycle controller is off,
+    # so nothing adds a not-ready taint: only GKE's GPU taint is there.
+    wait_for("kwok to report the node Ready", lambda: ready(control_plane, gpu_node))
     time.sleep(1)
     node = json.loads(control_plane.kubectl("get", "node", gpu_node, "-o", "json"))
-    assert not node["spec"].get("taints")
+    assert [t["key"] for t in node["spec"].get("taints", [])] == [GPU]
+    assert node["status"]["allocatable"][GPU] == "8"
+
+
+def ready(cp: ControlPlane, name: str) -> bool:
+    node = json.loads(cp.kubectl("get", "node", name, "-o", "json"))
+    return any(c["type"] == "Ready" and c["status"] == "True" for c in node["status"].get("conditions", []))
 
 
 def test_operator_head_pod_is_scheduled(control_plane: ControlPlane, gpu_node: str, namespace: str) -> None:
-    manifest = (
-        SAMPLE.read_text()
-        if SAMPLE.is_file()
-        else MINIMAL_RAYCLUSTER.format(name="raycluster-kuberay", workers=1)
-    )
+    # Not KubeRay's sample from ../shared: a user's clone has none (DESIGN.md, "What shared/ is for").
+    manifest = MINIMAL_RAYCLUSTER.format(name="raycluster-kuberay", workers=1)
     control_plane.kubectl("create", "-n", namespace, "-f", "-", stdin=manifest)
 
     selector = "ray.io/cluster=raycluster-kuberay,ray.io/node-type=head"
@@ -144,7 +123,7 @@ def test_operator_head_pod_is_scheduled(control_plane: ControlPlane, gpu_node: s
         timeout=SMOKE_TIMEOUT_S,
     )
 
-    assert head["spec"]["nodeName"] == gpu_node
+    assert head["metadata"]["labels"].get("ray.io/node-type") == "head" and head["spec"]["nodeName"]
     assert head["metadata"]["ownerReferences"][0]["kind"] == "RayCluster"
     # The operator also made the head Service selecting that pod (headless unless
     # ENABLE_RAY_HEAD_CLUSTER_IP_SERVICE: ray-operator/controllers/ray/common/service.go@v1.6.0).

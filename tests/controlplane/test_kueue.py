@@ -1,6 +1,9 @@
 """Kueue admits the kit's queued run: the real Kueue controller (sigs.k8s.io/kueue v0.19.2) and
 its webhooks beside the loopback control plane, the chart's own queue objects
-(queue.createObjects), and Node objects that carry GKE's topology labels and GPU capacity.
+(queue.createObjects), and the GKE twin's nodes: pools the scripts created for a reservation
+(whose nodes GCE labels with their physical topology), resized to a fixed size up front so that
+Kueue's topology-aware placement has domains to choose from (``test_twin_kueue.py``: pools that
+start at zero).
 
 No kubelet: admission is Kueue's quota and topology decision on the Workload it makes for the
 RayJob; no pod has to run. Kueue's mutating webhook suspends the labelled RayJob on creation
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +25,11 @@ from verl_grpo.values.kueue import COVERING_QUOTAS, GPU_RESOURCE, KUEUE_API
 from verl_grpo.values.machines import gpu_profiles
 
 from ..constructs.test_kueue_queue import MIXED  # a reserved and a spot group, 1 worker each
+from ..scripts_harness import MY_VALUES
+from ..twin.autoscaler import Autoscaler
+from ..twin.cloud import provision
 from .cluster import ControlPlane, ControlPlaneError
 from .helpers import items, synth, wait_for
-from .test_scheduling import cpu_node, cpu_pool_labels, gpu_node
 
 pytestmark = pytest.mark.controlplane
 
@@ -41,24 +47,25 @@ def kueue() -> Iterator[ControlPlane]:
         yield cp
 
 
-def ready(node: dict[str, Any], topology: dict[str, str]) -> dict[str, Any]:
-    """Kueue's topology-aware scheduling counts Ready nodes with every level's label."""
-    node["metadata"]["labels"].update(topology)
-    node["status"]["conditions"] = [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]
-    return node
+# The Standard CPU pool (cluster.cpuNodePool): what the platform's CPU flavors select.
+CPU_POOL = {"cloud.google.com/gke-nodepool": "default-pool"}
+RESERVED = "cluster.capacity=reservation,cluster.reservation=r1"
 
 
-def create_nodes(cp: ControlPlane, subblocks: list[str]) -> dict[str, str]:
-    """One H200 node per sub-block given (all in one block), and the Standard CPU pool; returns
-    each GPU node's sub-block."""
-    h200 = gpu_profiles()["h200"]
-    nodes = [
-        ready(gpu_node(f"gpu-{i}", h200, autopilot=False), {BLOCK: "b1", SUBBLOCK: sub, HOST: f"h{i}"})
-        for i, sub in enumerate(subblocks)
-    ]
-    nodes += [ready(cpu_node(f"cpu-{i}", cpu_pool_labels(autopilot=False)), {}) for i in range(2)]
-    cp.kubectl("create", "-f", "-", stdin="\n---\n".join(json.dumps(n) for n in nodes))
-    return {f"gpu-{i}": sub for i, sub in enumerate(subblocks)}
+@contextmanager
+def twin_nodes(
+    cp: ControlPlane, tmp_path: Path, sets: str, sub_blocks: str, sizes: dict[str, int], tag: str
+) -> Iterator[dict[str, str]]:
+    """The scripts for the run's values on the fake cloud, whose reservation lists ``sub_blocks``
+    (FAKE_SUB_BLOCKS), and the twin's nodes of the pools ``sizes`` names, kept at that size;
+    yields each GPU node's sub-block. The nodes go when the block ends."""
+    args = ("-f", str(MY_VALUES), "--set", sets)
+    cloud = provision("h200-standard", tmp_path / "cloud", *args, env={"FAKE_SUB_BLOCKS": sub_blocks})
+    cluster = cloud.cluster.resized(sizes)
+    scaler = Autoscaler(cp, cluster, ("default",), tag=tag, sub_blocks=cloud.sub_blocks)
+    with scaler.running():
+        nodes = items(cp, "nodes", "-l", f"twin.verl-grpo.test/autoscaler={scaler.tag}")
+        yield {n["metadata"]["name"]: n["metadata"]["labels"].get(SUBBLOCK, "") for n in nodes}
 
 
 def domains(topology: dict[str, Any]) -> list[dict[str, str]]:
@@ -110,9 +117,18 @@ def apply_and_admit(cp: ControlPlane, folder: Path, what: str) -> tuple[str, dic
 
 
 def test_a_queued_run_is_admitted_within_one_subblock_and_a_second_waits_for_quota(kueue, tmp_path):
-    cp = kueue
-    subblock_of = create_nodes(cp, ["sb2", "sb1", "sb1"])
-    asked = (*QUEUED, "--set", "queue.topology.mode=required")
+    """Three reserved H200 nodes kept warm: one in sub-block sb2 (listed first), two in sb1."""
+    with twin_nodes(
+        kueue, tmp_path, f"{TAS},{RESERVED}", "b1/sb2/1/0 b1/sb1/2/0", {"gpu-pool": 3}, "kueue-tas"
+    ) as subblock_of:
+        check_admitted_within_one_subblock(kueue, tmp_path, subblock_of)
+
+
+TAS = "queue.enabled=true,queue.createObjects=true,queue.topology.mode=required"
+
+
+def check_admitted_within_one_subblock(cp: ControlPlane, tmp_path: Path, subblock_of: dict[str, str]) -> None:
+    asked = ("--set", TAS, "--set", RESERVED)
     name, admitted = apply_and_admit(cp, synth(tmp_path / "a", "h200-standard", *asked), "the RayJob")
     assignments = {p["name"]: p for p in admitted["status"]["admission"]["podSetAssignments"]}
     workers = next(p for n, p in assignments.items() if n not in ("head", "submitter"))
@@ -166,24 +182,23 @@ def test_a_run_of_two_worker_groups_is_admitted_as_one_gang(kueue, tmp_path):
     own pool (the pool selector the kit adds with several groups)."""
     cp = kueue
     cp.kubectl("delete", "rayjob", "--all", "-n", "default", "--wait=true")  # the quota is ours
-    h200 = gpu_profiles()["h200"]
-    nodes = {"grp-0": "gpu-pool", "grp-1": "gpu-pool-second"}
-    bodies = []
-    for i, (node, pool) in enumerate(nodes.items()):
-        body = ready(gpu_node(node, h200, autopilot=False), {BLOCK: "b2", SUBBLOCK: f"sb{i + 5}", HOST: node})
-        body["metadata"]["labels"]["cloud.google.com/gke-nodepool"] = pool
-        bodies.append(body)
-    cp.kubectl("create", "-f", "-", stdin="\n---\n".join(json.dumps(b) for b in bodies))
     groups = (
         "workerGroups[0].name=first,workerGroups[0].replicas=1,"
         "workerGroups[1].name=second,workerGroups[1].replicas=1"
     )
-    asked = (*QUEUED, "--set", "queue.topology.mode=required", "--set", groups, "--set", "run.name=grpo-004")
-    _, admitted = apply_and_admit(cp, synth(tmp_path / "g", "h200-standard", *asked), "the two-group RayJob")
+    sizes = {"gpu-pool": 1, "gpu-pool-second": 1}  # one reserved node each, sb5 and sb6 in turn
+    with twin_nodes(
+        cp, tmp_path, f"{TAS},{RESERVED},{groups}", "b2/sb5/1/0 b2/sb6/1/0", sizes, "kueue-groups"
+    ) as subblock_of:
+        second_node = next(n for n, sub in subblock_of.items() if sub == "sb6")
+        asked = ("--set", f"{TAS},{RESERVED},{groups}", "--set", "run.name=grpo-004")
+        _, admitted = apply_and_admit(
+            cp, synth(tmp_path / "g", "h200-standard", *asked), "the two-group RayJob"
+        )
     sets = {p["name"]: p for p in admitted["spec"]["podSets"]}
     assert {"first", "second"} <= set(sets) and all(sets[g]["count"] == 1 for g in ("first", "second"))
     assignments = {p["name"]: p for p in admitted["status"]["admission"]["podSetAssignments"]}
-    for group, node in (("first", None), ("second", "grp-1")):
+    for group, node in (("first", None), ("second", second_node)):
         assert assignments[group]["flavors"]["nvidia.com/gpu"] == "verl-gpu-gpu", assignments[group]
         hosts = {d.get("kubernetes.io/hostname") for d in domains(assignments[group]["topologyAssignment"])}
         assert node is None or hosts == {node}, assignments[group]["topologyAssignment"]
@@ -226,7 +241,7 @@ def test_a_reserved_and_a_spot_group_take_their_own_flavors_of_a_platform_queue(
     cp.kubectl("delete", "rayjob", "--all", "-n", "default", "--wait=true")
     pool = "cloud.google.com/gke-nodepool"
     flavors = {
-        "platform-cpu": cpu_pool_labels(autopilot=False),  # cluster.cpuNodePool's
+        "platform-cpu": CPU_POOL,  # cluster.cpuNodePool's
         "platform-reserved": {pool: "gpu-pool"},
         "platform-spot": {pool: "gpu-pool-spot", "cloud.google.com/gke-spot": "true"},
     }
@@ -277,7 +292,7 @@ def test_a_group_on_another_machine_is_admitted_only_with_a_flavor_of_its_machin
     cp.kubectl("delete", "rayjob", "--all", "-n", "default", "--wait=true")
     accelerator, pool = "cloud.google.com/gke-accelerator", "cloud.google.com/gke-nodepool"
     h200, b200 = gpu_profiles()["h200"], gpu_profiles()["b200"]
-    cpu = cpu_pool_labels(autopilot=False)
+    cpu = CPU_POOL
     queues = {
         "one-machine": {"one-cpu": cpu, "one-gpu": {accelerator: h200.accelerator}},
         "each-machine": {

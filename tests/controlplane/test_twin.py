@@ -22,6 +22,7 @@ from ..kuberay_submitter import run_recorded
 from ..scripts_harness import MY_VALUES
 from ..twin.autoscaler import NOT_TRIGGERED, PROBE_LABEL, TRIGGERED, Autoscaler
 from ..twin.cloud import Cloud, provision
+from ..twin.dra import A4X, CHANNEL_DRIVER, FAKE_DRANET_DRIVER, channel_template, device_classes, drivers
 from ..twin.gke import ACCELERATOR, NODEPOOL
 from .cluster import ControlPlane
 from .helpers import (
@@ -34,7 +35,6 @@ from .helpers import (
     pods,
     wait_for,
 )
-from .test_dra import CHANNEL, CHANNEL_DRIVER, FAKE_DRANET_DRIVER, channel_template, device_class, published
 
 pytestmark = pytest.mark.controlplane
 
@@ -78,6 +78,9 @@ FLOWS = [
         for c, extra in (("reservation", ("cluster.reservation=r1",)), ("flex-start", ()), ("on-demand", ()))
     ),
     Flow("b200-standard-raycluster", (GROUPS,), name="groups-reserved-and-spot"),
+    # A B200 run's spot group on H200s (workerGroups[].machine): its pool is of H200s, and its
+    # workers fit there only with the H200's derived memory, not the B200's.
+    Flow("b200-standard-raycluster", (f"{GROUPS},workerGroups[1].machine=h200",), name="b200-run-h200-group"),
 ]
 
 
@@ -95,35 +98,13 @@ def doomed(control_plane: ControlPlane) -> Iterator[list[str]]:
 
 @pytest.fixture(scope="module")
 def dra(control_plane: ControlPlane) -> Iterator[None]:
-    """The DeviceClasses GKE's DRANET and NVIDIA's DRA driver define (stand-ins, test_dra.py)."""
-    classes = [
-        device_class("mrdma.google.com", f"device.driver == '{FAKE_DRANET_DRIVER}'"),
-        device_class(
-            CHANNEL,
-            f"device.driver == '{CHANNEL_DRIVER}' && device.attributes['{CHANNEL_DRIVER}'].type == 'channel' "
-            f"&& device.attributes['{CHANNEL_DRIVER}'].id == 0",
-        ),
-    ]
-    control_plane.kubectl(
-        "apply",
-        "--server-side",
-        "-f",
-        "-",
-        stdin=json.dumps({"kind": "List", "apiVersion": "v1", "items": classes}),
-    )
+    """The DeviceClasses GKE's DRANET and NVIDIA's DRA driver define (stand-ins, twin/dra.py)."""
+    classes = device_classes()
+    listed = json.dumps({"kind": "List", "apiVersion": "v1", "items": classes})
+    control_plane.kubectl("apply", "--server-side", "-f", "-", stdin=listed)
     yield
-    control_plane.kubectl(
-        "delete", "deviceclasses", *(c["metadata"]["name"] for c in classes), "--ignore-not-found"
-    )
-
-
-def dra_drivers(node: dict[str, Any]) -> list[dict[str, Any]]:
-    """The stand-in DRA drivers on an A4X node: its RDMA NICs (DRANET pools only) and IMEX channel."""
-    labels = node["metadata"]["labels"]
-    if labels.get(ACCELERATOR) != "nvidia-gb200":
-        return []
-    slices = published(node["metadata"]["name"])
-    return slices if labels.get("cloud.google.com/gke-networking-dra-driver") == "true" else slices[1:]
+    names = [c["metadata"]["name"] for c in classes]
+    control_plane.kubectl("delete", "deviceclasses", *names, "--ignore-not-found")
 
 
 @dataclass
@@ -152,7 +133,7 @@ def twin(
             (namespace,),
             tag=namespace,
             sub_blocks=cloud.sub_blocks,
-            on_node=dra_drivers,
+            on_node=drivers,
         )
         context = scaler.running()
         context.__enter__()
@@ -174,8 +155,7 @@ def twin(
         del rendered
         for domain in (d for d in docs if d["kind"] == "ComputeDomain"):
             # NVIDIA's ComputeDomain controller, in its place: the channel template the domain names.
-            template = channel_template(domain["spec"]["channel"]["resourceClaimTemplate"]["name"])
-            template["metadata"]["namespace"] = namespace
+            template = channel_template(domain["spec"]["channel"]["resourceClaimTemplate"]["name"], namespace)
             control_plane.kubectl("create", "-f", "-", stdin=json.dumps(template))
         return Run(cloud, scaler, namespace, docs)
 
@@ -183,6 +163,11 @@ def twin(
     for scaler, context in zip(stack, contexts, strict=True):
         begin_namespace_deletion(control_plane, scaler.namespaces[0])
         context.__exit__(None, None, None)
+
+
+def groups(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    (ray,) = [d for d in docs if d["kind"] in ("RayCluster", "RayJob")]
+    return (ray["spec"]["rayClusterSpec"] if ray["kind"] == "RayJob" else ray["spec"])["workerGroupSpecs"]
 
 
 def expected_pods(docs: list[dict[str, Any]]) -> int:
@@ -230,11 +215,52 @@ def test_a_run_comes_up_on_the_twin(
     assert {p["spec"]["nodeName"] for p in workers} <= set(nodes)
     triggered = [e for e in run.autoscaler.events if e["reason"] == TRIGGERED]
     assert triggered, "the GPU nodes came without a scale-up"
+    # The head and the data-prep Job on CPU nodes (Standard: the CPU pool; Autopilot: the
+    # Performance class on the values' machine family), on different nodes: together they ask
+    # more CPU than one c2-standard-16 has.
+    labels = {name: node["metadata"]["labels"] for name, node in nodes.items()}
+    cpu_pods = [
+        p["spec"]["nodeName"]
+        for p in outcome
+        if p["metadata"]["labels"].get("ray.io/node-type") == "head" or "data-prep" in p["metadata"]["name"]
+    ]
+    assert len(set(cpu_pods)) == 2, cpu_pods
+    cpu_labels = (
+        {NODEPOOL: "default-pool"}
+        if run.cloud.cluster.mode == "standard"
+        else {"cloud.google.com/compute-class": "Performance", "cloud.google.com/machine-family": "c2"}
+    )
+    assert all(cpu_labels.items() <= labels[n].items() for n in cpu_pods), cpu_pods
+    # Each worker on a node of its group's machine.
+    machines = {g["groupName"]: g["template"]["spec"]["nodeSelector"][ACCELERATOR] for g in groups(run.docs)}
+    for pod in workers:
+        assert (
+            labels[pod["spec"]["nodeName"]][ACCELERATOR]
+            == machines[pod["metadata"]["labels"]["ray.io/group"]]
+        )
+    if any(d["kind"] == "ComputeDomain" for d in run.docs):
+        # A4X: the scheduler gave each worker every RDMA NIC of its own node (DRANET's
+        # allocationMode All) and that node's IMEX channel.
+        by_pod: dict[str, dict[str, list[dict[str, Any]]]] = {}
+        for claim in items(cp, "resourceclaims", "-n", run.namespace):
+            (owner,) = claim["metadata"]["ownerReferences"]
+            results = claim["status"]["allocation"]["devices"]["results"]
+            by_pod.setdefault(owner["name"], {})[results[0]["request"]] = results
+        assert set(by_pod) == {p["metadata"]["name"] for p in workers}
+        for pod in workers:
+            node = pod["spec"]["nodeName"]
+            nics, channel = (
+                by_pod[pod["metadata"]["name"]]["rdma"],
+                by_pod[pod["metadata"]["name"]]["channel"],
+            )
+            assert sorted(r["device"] for r in nics) == [f"rdma{i}" for i in range(A4X.rdma_nics)]
+            assert {(r["driver"], r["pool"]) for r in nics} == {(FAKE_DRANET_DRIVER, node)}
+            assert [(r["driver"], r["pool"], r["device"]) for r in channel] == [
+                (CHANNEL_DRIVER, node, "channel-0")
+            ]
     if run.cloud.cluster.mode == "standard":
         # Each group's workers on its own pool (worker_groups.pool_name), which the scripts made.
-        (ray,) = [d for d in run.docs if d["kind"] in ("RayCluster", "RayJob")]
-        spec = ray["spec"]["rayClusterSpec"] if ray["kind"] == "RayJob" else ray["spec"]
-        own = {g["groupName"]: pool_name(i, g["groupName"]) for i, g in enumerate(spec["workerGroupSpecs"])}
+        own = {g["groupName"]: pool_name(i, g["groupName"]) for i, g in enumerate(groups(run.docs))}
         assert set(own.values()) <= {p.name for p in run.cloud.cluster.pools}, own
         for pod in workers:
             group = pod["metadata"]["labels"]["ray.io/group"]

@@ -70,6 +70,7 @@ class Autoscaler:
     _judged: object = None
     _judged_at: float = 0.0
     _autopilot_pools: dict[str, NodePool] = field(default_factory=dict)
+    _published: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
 
     # -- life cycle --
 
@@ -228,6 +229,9 @@ class Autoscaler:
         published = self.on_node(body) if self.on_node else []
         for obj in published:
             obj["metadata"].setdefault("labels", {})[OWNER_LABEL] = self.tag
+        self._published[name] = [
+            (o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"]) for o in published
+        ]
         listed = {"apiVersion": "v1", "kind": "List", "items": [body, *published]}
         self.cp.kubectl("create", "-f", "-", stdin=json.dumps(listed))
         self.sizes[pool.name] = index + 1
@@ -236,8 +240,19 @@ class Autoscaler:
 
     def _remove(self, pool: NodePool, node: str) -> None:
         self.cp.kubectl("delete", "node", node, "--ignore-not-found", "--wait=false")
-        if self.on_node:  # a driver's slices go with its node (the kubelet plugin owns them there)
-            self.cp.kubectl("delete", "resourceslices", f"--field-selector=spec.nodeName={node}")
+        # What was published for the node goes with it (a driver's slices, a node's system pods).
+        for kind, namespace, name in self._published.pop(node, []):
+            where = ("-n", namespace) if namespace else ()
+            self.cp.kubectl(
+                "delete",
+                kind,
+                name,
+                *where,
+                "--ignore-not-found",
+                "--wait=false",
+                "--force",
+                "--grace-period=0",
+            )
         self.sizes[pool.name] -= 1
         self.nodes.remove(node)
 

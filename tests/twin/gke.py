@@ -13,6 +13,7 @@ controllers (node auto-repair, upgrades, the RDMA installer), Autopilot's admiss
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -321,6 +322,15 @@ class Cluster:
     region: str
     zone: str
     pools: tuple[NodePool, ...]
+
+    def resized(self, sizes: dict[str, int]) -> Cluster:
+        """The cluster with pools resized by hand to a fixed size (`gcloud container clusters
+        resize --node-pool P --num-nodes N`), as a platform keeps reserved capacity warm."""
+        pools = tuple(
+            dataclasses.replace(p, initial=sizes[p.name], max_nodes=sizes[p.name]) if p.name in sizes else p
+            for p in self.pools
+        )
+        return dataclasses.replace(self, pools=pools)
 
 
 def cluster_from_calls(calls: list[dict[str, Any]]) -> Cluster:
