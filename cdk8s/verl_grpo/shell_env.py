@@ -61,7 +61,7 @@ def group_pool_flags(view: GroupView, dranet: bool) -> str:
             # node offers its 100 GB boot disk's share. count=0: "for Gen3 machines which dictate a
             # specific number of local ssds, zero ... means to use the default number of local ssds
             # that goes with that machine type" (GKE API EphemeralStorageLocalSsdConfig.local_ssd_count).
-            LOCAL_SSD_FLAG,
+            *([LOCAL_SSD_FLAG] if gpu.local_ssds else []),
             *pool_flags(view.values, view.replicas),
             *(DRANET_POOL_FLAGS if dranet else ()),
             *([f"--disk-type={gpu.boot_disk_type}"] if gpu.boot_disk_type else []),

@@ -59,6 +59,7 @@ def test_capacity_decides_pool_flags_and_selectors_together(mode, capacity):
     machine = [
         "--machine-type=a3-ultragpu-8g",
         "--accelerator=type=nvidia-h200-141gb,count=8,gpu-driver-version=latest",
+        "--ephemeral-storage-local-ssd=count=0",  # its Local SSDs as ephemeral storage
     ]
     assert flags == [*machine, *POOL_FLAGS[capacity], *autoscale, "--total-max-nodes=2"]
     # What the pool flags make is what the workers ask for: a spot pool gets the spot label, a

@@ -7,7 +7,7 @@ zero nodes their flags give them, as on GKE.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 import yaml
 
-from ..twin.autoscaler import Autoscaler
+from ..twin.autoscaler import ATOMIC_SCALE_UP, Autoscaler
 from ..twin.cloud import provision
 from .cluster import ControlPlane
 from .helpers import items, synth, wait_for
-from .test_kueue import condition, ray_job, workload_of
+from .test_kueue import SUBBLOCK, condition, domains, ray_job, workload_of
 from .test_twin import Flow, expected_pods, settled
 
 pytestmark = pytest.mark.controlplane
@@ -37,12 +37,15 @@ def kueue() -> Iterator[ControlPlane]:
 
 @contextmanager
 def queued_run(
-    cp: ControlPlane, flow: Flow, tmp_path: Path, **env: str
+    cp: ControlPlane, flow: Flow, tmp_path: Path, prepare: Callable[[Path], None] | None = None, **env: str
 ) -> Iterator[tuple[Autoscaler, str, list[dict[str, Any]]]]:
-    """The scripts for the flow's values, then its rendering applied in ``default`` (what the
-    scripts grant) with the autoscaler over the scripts' pools; all of it deleted at the end."""
+    """The scripts for the flow's values, then its rendering (``prepare`` may add to it) applied in
+    ``default`` (what the scripts grant) with the autoscaler over the scripts' pools; all of it
+    deleted at the end."""
     cloud = provision(flow.profile, tmp_path / "cloud", *flow.values_args, env=env)
     folder = synth(tmp_path / "out", flow.profile, *flow.values_args)
+    if prepare:
+        prepare(folder)
     scaler = Autoscaler(cp, cloud.cluster, ("default",), tag=f"twin-{flow.id}", sub_blocks=cloud.sub_blocks)
     names = yaml.safe_load((folder / "kustomization.yaml").read_text())["resources"]
     docs = [yaml.safe_load((folder / n).read_text()) for n in names]
@@ -94,3 +97,102 @@ def test_a_queued_run_without_topology_is_admitted_and_its_pools_grow(
             "the admitted run's pods running", lambda: settled(cp, scaler, "default", count), timeout=180
         )
         assert not isinstance(outcome, str), f"the autoscaler added no node: {outcome}"
+
+
+def atomic_check(folder: Path) -> None:
+    """What a platform adds to the chart's queue: a provisioning admission check of
+    cluster-autoscaler's best-effort-atomic class on the GPU flavor (Kueue v0.19.2
+    site/content/en/docs/concepts/admission_check/provisioning_request.md)."""
+    api = "kueue.x-k8s.io/v1beta2"
+    (queue_file,) = folder.glob("clusterqueue-*.yaml")
+    queue = yaml.safe_load(queue_file.read_text())
+    (gpu_flavor,) = [
+        f["name"] for g in queue["spec"]["resourceGroups"] for f in g["flavors"] if f["name"].endswith("-gpu")
+    ]
+    queue["spec"]["admissionChecksStrategy"] = {
+        "admissionChecks": [{"name": "atomic", "onFlavors": [gpu_flavor]}]
+    }
+    queue_file.write_text(yaml.safe_dump(queue))
+    extra = [
+        {
+            "apiVersion": api,
+            "kind": "ProvisioningRequestConfig",
+            "metadata": {"name": "atomic"},
+            "spec": {"provisioningClassName": ATOMIC_SCALE_UP, "managedResources": ["nvidia.com/gpu"]},
+        },
+        {
+            "apiVersion": api,
+            "kind": "AdmissionCheck",
+            "metadata": {"name": "atomic"},
+            "spec": {
+                "controllerName": "kueue.x-k8s.io/provisioning-request",
+                "parameters": {
+                    "apiGroup": "kueue.x-k8s.io",
+                    "kind": "ProvisioningRequestConfig",
+                    "name": "atomic",
+                },
+            },
+        },
+    ]
+    kustomization = yaml.safe_load((folder / "kustomization.yaml").read_text())
+    for obj in extra:
+        name = f"atomic-{obj['kind'].lower()}.yaml"
+        (folder / name).write_text(yaml.safe_dump(obj))
+        kustomization["resources"].append(name)
+    (folder / "kustomization.yaml").write_text(yaml.safe_dump(kustomization))
+
+
+def test_an_atomic_scale_up_makes_the_run_s_nodes_before_kueue_admits_it(
+    kueue: ControlPlane, tmp_path: Path
+) -> None:
+    """Kueue asks for the GPU pod sets' capacity (a ProvisioningRequest); the autoscaler stand-in
+    adds a node for each worker from the scripts' pool, all or none, and says Provisioned; only
+    then is the run admitted, and its workers land on those nodes."""
+    cp = kueue
+    flow = Flow("h200-standard", QUEUED, name="atomic")
+    with queued_run(cp, flow, tmp_path, prepare=atomic_check) as (scaler, name, docs):
+        wait_for("the Workload admitted", lambda: admitted(cp, name), timeout=120)
+        said = [e for e in scaler.events if e["reason"] == "ProvisioningRequest Provisioned=True"]
+        assert said and "nodes [" in said[0]["message"], scaler.events
+        gpu_nodes = [n for n in scaler.nodes if "gpu-pool" in n]
+        assert len(gpu_nodes) == 2, scaler.nodes  # one per worker, before any worker pod existed
+        outcome = wait_for(
+            "the admitted run's pods running",
+            lambda: settled(cp, scaler, "default", expected_pods(docs)),
+            timeout=180,
+        )
+        assert not isinstance(outcome, str), f"the autoscaler added no node: {outcome}"
+        workers = [p for p in outcome if p["metadata"]["labels"].get("ray.io/node-type") == "worker"]
+        assert sorted(p["spec"]["nodeName"] for p in workers) == sorted(gpu_nodes)
+
+
+def test_topology_placement_on_pools_at_zero_is_admitted_behind_an_atomic_check(
+    kueue: ControlPlane, tmp_path: Path
+) -> None:
+    """What Kueue documents for autoscaled pools (topology_aware_scheduling.md@v0.19.2: quota,
+    then the Provisioning admission check, then the topology "calculated taking into account any
+    newly provisioned nodes"): behind a best-effort-atomic check the twin makes the reserved nodes,
+    GCE labels their sub-block, and Kueue places both workers in one."""
+    cp = kueue
+    flow = Flow(
+        "h200-standard",
+        (*QUEUED, "queue.topology.mode=required", "cluster.capacity=reservation", "cluster.reservation=r1"),
+        name="tas-atomic",
+    )
+    with queued_run(cp, flow, tmp_path, prepare=atomic_check, FAKE_SUB_BLOCKS="block-a/sub-0/18/0") as (
+        scaler,
+        name,
+        _docs,
+    ):
+        workload = wait_for("the topology-placed Workload admitted", lambda: admitted(cp, name), timeout=120)
+        assignments = workload["status"]["admission"]["podSetAssignments"]
+        (workers,) = [p for p in assignments if "nvidia.com/gpu" in p["flavors"]]
+        gpu_nodes = [n for n in scaler.nodes if "gpu-pool" in n]
+        assert len(gpu_nodes) == 2, scaler.nodes
+        sub_block = {
+            n["metadata"]["name"]: n["metadata"]["labels"][SUBBLOCK] for n in items(cp, "nodes", *gpu_nodes)
+        }
+        placed = domains(workers["topologyAssignment"])
+        assert {d.get(SUBBLOCK) or sub_block[d["kubernetes.io/hostname"]] for d in placed} == {"sub-0"}, (
+            placed
+        )

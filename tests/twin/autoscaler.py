@@ -47,6 +47,10 @@ NOT_TRIGGERED, TRIGGERED = "NotTriggerScaleUp", "TriggeredScaleUp"
 MAX_SIZE = "max node group size reached"
 RESCAN_S = 10.0
 QUEUED = "queued provisioning: nodes only for a ProvisioningRequest"
+PROVISIONING_REQUESTS = "provisioningrequests.autoscaling.x-k8s.io"
+# The classes cluster-autoscaler implements (apis/provisioningrequest/autoscaling.x-k8s.io/v1).
+CHECK_CAPACITY = "check-capacity.autoscaling.x-k8s.io"
+ATOMIC_SCALE_UP = "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
 
 
 @dataclass
@@ -71,6 +75,9 @@ class Autoscaler:
     _judged_at: float = 0.0
     _autopilot_pools: dict[str, NodePool] = field(default_factory=dict)
     _published: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
+    _pool_of: dict[str, str] = field(default_factory=dict)
+    _answered: set[str] = field(default_factory=set)
+    _no_provisioning_api: bool = False
 
     # -- life cycle --
 
@@ -99,9 +106,141 @@ class Autoscaler:
     def _loop(self) -> None:
         while not self._stop.wait(1.0):
             try:
+                self.answer_provisioning_requests()
                 self.scan()
             except Exception as err:  # noqa: BLE001 - kept for the test to report, never swallowed
                 self.errors.append(repr(err))
+
+    # -- ProvisioningRequests (Kueue's provisioning admission check) --
+
+    def answer_provisioning_requests(self) -> None:
+        """Answer the requests of the classes cluster-autoscaler itself implements
+        (provisioningrequest/checkcapacity and besteffortatomic @cluster-autoscaler-1.36.1):
+        check-capacity: Provisioned=True (CapacityIsFound) when every pod of the request fits the
+        nodes there are, else Provisioned=False; best-effort-atomic-scale-up: the same when they
+        fit, else a node for each pod from the pools, all or none, then Provisioned=True
+        (CapacityIsProvisioned) or Provisioned=False (CapacityIsNotFound). Accepted=True first in
+        both. GKE's queued-provisioning.gke.io is GKE's own (``controlplane/provisioner.py`` plays
+        it in the tests that use it); booking expiry, the 7-day failure and retries are left out."""
+        if self._no_provisioning_api:
+            return
+        for namespace in self.namespaces:
+            listed = self.cp.kubectl("get", PROVISIONING_REQUESTS, "-n", namespace, "-o", "json", check=False)
+            if not listed:
+                self._no_provisioning_api = True  # the API is not served here (no Kueue tier)
+                return
+            for request in json.loads(listed)["items"]:
+                if request["spec"]["provisioningClassName"] in (CHECK_CAPACITY, ATOMIC_SCALE_UP):
+                    self.answer(request)
+
+    def answer(self, request: dict[str, Any]) -> None:
+        conditions = {c["type"]: c["status"] for c in request.get("status", {}).get("conditions", [])}
+        if "True" in (conditions.get("Provisioned"), conditions.get("Failed")) or (
+            conditions.get("Provisioned") == "False" and request["metadata"]["name"] in self._answered
+        ):
+            return
+        self._answered.add(request["metadata"]["name"])
+        name, namespace = request["metadata"]["name"], request["metadata"]["namespace"]
+        self.set_condition(request, "Accepted", "True", "Accepted", "the twin's autoscaler accepted it")
+        pods = []
+        for pod_set in request["spec"]["podSets"]:
+            template = json.loads(
+                self.cp.kubectl(
+                    "get", "podtemplate", pod_set["podTemplateRef"]["name"], "-n", namespace, "-o", "json"
+                )
+            )["template"]
+            pods += [
+                {"metadata": {"namespace": namespace, "name": name}, "spec": template["spec"]}
+            ] * pod_set["count"]
+        if self.fit_existing(pods):
+            self.set_condition(
+                request, "Provisioned", "True", "CapacityIsFound", "capacity is found in the cluster"
+            )
+            return
+        if request["spec"]["provisioningClassName"] == CHECK_CAPACITY:
+            message = "Capacity is not found, CA will try to find it later."
+            self.set_condition(request, "Provisioned", "False", "CapacityIsNotFound", message)
+            return
+        added: list[str] = []
+        for pod in pods:
+            node = self.grow_for(pod)
+            if node is None:
+                for made in added:  # all or none
+                    self._remove_node(made)
+                message = "Provisioning Request wasn't provisioned: a pod fits no node group"
+                self.set_condition(request, "Provisioned", "False", "CapacityIsNotFound", message)
+                return
+            added.append(node)
+        self.set_condition(request, "Provisioned", "True", "CapacityIsProvisioned", f"nodes {added} added")
+
+    def fit_existing(self, pods: list[dict[str, Any]]) -> bool:
+        """Whether every pod fits the nodes there are, together: unrestricted probes, all held
+        until the last is judged (each takes its room), then deleted."""
+        made: list[tuple[str, str]] = []
+        try:
+            for pod in pods:
+                name = f"twin-probe-{next(self._serial)}"
+                body = probe_of(pod, "", name)
+                self.cp.kubectl("create", "-f", "-", stdin=json.dumps(body))
+                made.append((name, pod["metadata"]["namespace"]))
+                if self.wait_verdict(name, pod["metadata"]["namespace"]) is not None:
+                    return False
+            return True
+        finally:
+            for name, namespace in made:
+                self.cp.kubectl(
+                    "delete",
+                    "pod",
+                    name,
+                    "-n",
+                    namespace,
+                    "--force",
+                    "--grace-period=0",
+                    "--wait=false",
+                    check=False,
+                )
+
+    def grow_for(self, pod: dict[str, Any]) -> str | None:
+        """A node of the first pool whose trial node the scheduler would give a copy of the pod
+        (the node stays, untainted); None when no pool below its max takes it."""
+        for pool in self.candidate_pools([pod]):
+            if pool.queued or self.sizes.get(pool.name, 0) >= pool.max_nodes:
+                continue
+            node = self._add(pool, trial=True)
+            if self.probe(pod, node) is None:
+                self.cp.kubectl(
+                    "patch", "node", node, "--type=json", "-p", json.dumps(untaint(node, self.cp))
+                )
+                return node
+            self._remove(pool, node)
+        return None
+
+    def set_condition(
+        self, request: dict[str, Any], kind: str, status: str, reason: str, message: str
+    ) -> None:
+        """One condition through the status subresource, keeping the others."""
+        meta = request["metadata"]
+        current = json.loads(
+            self.cp.kubectl("get", PROVISIONING_REQUESTS, meta["name"], "-n", meta["namespace"], "-o", "json")
+        )
+        conditions = [c for c in current.get("status", {}).get("conditions", []) if c["type"] != kind]
+        conditions.append(
+            {
+                "type": kind,
+                "status": status,
+                "reason": reason,
+                "message": message,
+                "lastTransitionTime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "observedGeneration": current["metadata"]["generation"],
+            }
+        )
+        self.cp.kubectl(
+            "patch", PROVISIONING_REQUESTS, meta["name"], "-n", meta["namespace"],
+            "--subresource=status", "--type=merge", "-p", json.dumps({"status": {"conditions": conditions}}),
+        )  # fmt: skip
+        self.events.append(
+            {"pod": meta["name"], "reason": f"ProvisioningRequest {kind}={status}", "message": message}
+        )
 
     # -- one scan --
 
@@ -185,24 +324,13 @@ class Autoscaler:
 
     # -- the scheduler's verdict --
 
-    def probe(self, pod: dict[str, Any], node: str, timeout: float = 30.0) -> str | None:
+    def probe(self, pod: dict[str, Any], node: str) -> str | None:
         """None when the scheduler binds a copy of ``pod`` to ``node``; else its reasons there."""
         name = f"twin-probe-{next(self._serial)}"
         namespace = pod["metadata"]["namespace"]
         self.cp.kubectl("create", "-f", "-", stdin=json.dumps(probe_of(pod, node, name)))
         try:
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline:
-                found = json.loads(self.cp.kubectl("get", "pod", name, "-n", namespace, "-o", "json"))
-                if found["spec"].get("nodeName"):
-                    return None
-                for c in found.get("status", {}).get("conditions", []):
-                    if c["type"] == "PodScheduled" and c.get("reason") == "Unschedulable":
-                        verdict = node_verdict(c.get("message", ""))
-                        if verdict:
-                            return verdict
-                time.sleep(0.2)
-            return f"no verdict from the scheduler in {timeout:.0f}s"
+            return self.wait_verdict(name, namespace)
         finally:
             self.cp.kubectl(
                 "delete",
@@ -215,6 +343,21 @@ class Autoscaler:
                 "--wait=false",
                 check=False,
             )
+
+    def wait_verdict(self, name: str, namespace: str, timeout: float = 30.0) -> str | None:
+        """None once the probe is bound; else the scheduler's reasons for the node it may use."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = json.loads(self.cp.kubectl("get", "pod", name, "-n", namespace, "-o", "json"))
+            if found["spec"].get("nodeName"):
+                return None
+            for c in found.get("status", {}).get("conditions", []):
+                if c["type"] == "PodScheduled" and c.get("reason") == "Unschedulable":
+                    verdict = node_verdict(c.get("message", ""))
+                    if verdict:
+                        return verdict
+            time.sleep(0.2)
+        return f"no verdict from the scheduler in {timeout:.0f}s"
 
     # -- nodes --
 
@@ -236,7 +379,14 @@ class Autoscaler:
         self.cp.kubectl("create", "-f", "-", stdin=json.dumps(listed))
         self.sizes[pool.name] = index + 1
         self.nodes.append(name)
+        self._pool_of[name] = pool.name
         return name
+
+    def _remove_node(self, node: str) -> None:
+        self._remove(next(p for p in self.all_pools() if p.name == self._pool_of[node]), node)
+
+    def all_pools(self) -> list[NodePool]:
+        return [*self.cluster.pools, *self._autopilot_pools.values()]
 
     def _remove(self, pool: NodePool, node: str) -> None:
         self.cp.kubectl("delete", "node", node, "--ignore-not-found", "--wait=false")
@@ -308,6 +458,17 @@ def probe_of(pod: dict[str, Any], node: str, name: str) -> dict[str, Any]:
     for key in ("nodeName", "schedulingGates"):
         spec.pop(key, None)
     spec["tolerations"] = [*spec.get("tolerations", []), {**TRIAL_TAINT, "operator": "Equal"}]
+    if not node:  # any node that will take it (a capacity check)
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": name,
+                "namespace": pod["metadata"]["namespace"],
+                "labels": {PROBE_LABEL: "true"},
+            },
+            "spec": spec,
+        }
     only = {"key": "metadata.name", "operator": "In", "values": [node]}
     required = spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})
     terms = required.get("requiredDuringSchedulingIgnoredDuringExecution", {}).get("nodeSelectorTerms") or [

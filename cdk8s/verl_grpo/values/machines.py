@@ -32,7 +32,7 @@ class GpuProfile:
     capacities: tuple[str, ...]  # cluster.capacity values GKE offers it with
     sub_block_nodes: int | None  # nodes in one sub-block, where Google publishes the number
     boot_disk_type: str  # the GPU pool's --disk-type where GKE's default is refused, or ""
-    local_ssds: int  # Local SSDs (375 GiB each) bundled with the machine
+    local_ssds: int  # Local SSDs (375 GiB each) bundled with the machine; 0: none
     accelerator_topology: str  # a workload policy's --accelerator-topology the pool needs, or ""
     imex: bool  # multi-node NVLink: pods need an IMEX channel (a ComputeDomain)
     nccl_env: tuple[tuple[str, str], ...]  # NCCL settings beyond the common gIB ones
@@ -80,7 +80,7 @@ def gpu_profiles() -> dict[str, GpuProfile]:
             sub_block_nodes=d.get("subBlockNodes"),
             accelerator_topology=d.get("acceleratorTopology", ""),
             boot_disk_type=d.get("bootDiskType", ""),
-            local_ssds=int(d["localSsds"]),
+            local_ssds=int(d.get("localSsds", 0)),
             imex=bool(d.get("imex", False)),
             nccl_env=tuple((str(k), str(v)) for k, v in (d.get("ncclEnv") or {}).items()),
         )
