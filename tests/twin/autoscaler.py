@@ -46,6 +46,7 @@ RULED_OUT = re.compile(r"didn't satisfy plugin\(s\) \[NodeAffinity\]")
 NOT_TRIGGERED, TRIGGERED = "NotTriggerScaleUp", "TriggeredScaleUp"
 MAX_SIZE = "max node group size reached"
 RESCAN_S = 10.0
+UNBOUND_CLAIMS = "unbound immediate PersistentVolumeClaims"
 QUEUED = "queued provisioning: nodes only for a ProvisioningRequest"
 PROVISIONING_REQUESTS = "provisioningrequests.autoscaling.x-k8s.io"
 # The classes cluster-autoscaler implements (apis/provisioningrequest/autoscaling.x-k8s.io/v1).
@@ -250,10 +251,13 @@ class Autoscaler:
         for namespace in self.namespaces:
             for pod in json.loads(self.cp.kubectl("get", "pods", "-n", namespace, "-o", "json"))["items"]:
                 conditions = pod.get("status", {}).get("conditions", [])
+                # A pod tried before the PV controller bound its claims waits for that, not for a
+                # node: the twin judges it once the scheduler's reason is about nodes (our choice).
                 stuck = any(
                     c["type"] == "PodScheduled"
                     and c["status"] == "False"
                     and c.get("reason") == "Unschedulable"
+                    and UNBOUND_CLAIMS not in c.get("message", "")
                     for c in conditions
                 )
                 if (
