@@ -61,25 +61,7 @@ class FakeProvisioner:
         return sorted(owned, key=attempt)
 
     def set_condition(self, request: str, kind: str, status: str, reason: str, message: str) -> None:
-        """Set one condition through the status subresource, as the autoscaler does, keeping
-        the others (a metav1.Condition each: every field below is required by the CRD)."""
-        current = items(self.cp, PROVISIONING_REQUESTS, request, "-n", self.namespace)[0]
-        conditions = [c for c in current.get("status", {}).get("conditions", []) if c["type"] != kind]
-        conditions.append(
-            {
-                "type": kind,
-                "status": status,
-                "reason": reason,
-                "message": message,
-                "lastTransitionTime": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "observedGeneration": current["metadata"]["generation"],
-            }
-        )
-        patch = json.dumps({"status": {"conditions": conditions}})
-        self.cp.kubectl(
-            "patch", PROVISIONING_REQUESTS, request, "-n", self.namespace,
-            "--subresource=status", "--type=merge", "-p", patch,
-        )  # fmt: skip
+        set_condition(self.cp, self.namespace, request, kind, status, reason, message)
         self.actions.append(Action(request, kind, status, message, time.monotonic()))
 
     def accept(self, request: str) -> str:
@@ -102,3 +84,28 @@ class FakeProvisioner:
         message = "fake provisioner: no capacity"
         self.set_condition(request, "Failed", "True", "FakeNoCapacity", message)
         return message
+
+
+def set_condition(
+    cp: ControlPlane, namespace: str, request: str, kind: str, status: str, reason: str, message: str
+) -> None:
+    """Set one condition of a ProvisioningRequest through the status subresource, as the
+    autoscaler does, keeping the others (a metav1.Condition each: every field below is required by
+    the CRD)."""
+    current = items(cp, PROVISIONING_REQUESTS, request, "-n", namespace)[0]
+    conditions = [c for c in current.get("status", {}).get("conditions", []) if c["type"] != kind]
+    conditions.append(
+        {
+            "type": kind,
+            "status": status,
+            "reason": reason,
+            "message": message,
+            "lastTransitionTime": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "observedGeneration": current["metadata"]["generation"],
+        }
+    )
+    patch = json.dumps({"status": {"conditions": conditions}})
+    cp.kubectl(
+        "patch", PROVISIONING_REQUESTS, request, "-n", namespace,
+        "--subresource=status", "--type=merge", "-p", patch,
+    )  # fmt: skip

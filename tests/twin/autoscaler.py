@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..controlplane.cluster import KWOK_ANNOTATION, ControlPlane
+from ..controlplane.provisioner import PROVISIONING_REQUESTS, set_condition
 from .gke import TOPOLOGY_BLOCK, TOPOLOGY_HOST, TOPOLOGY_SUBBLOCK, Cluster, NodePool, autopilot_pool
 
 TRIAL_TAINT = {"key": "twin.verl-grpo.test/trial", "value": "probe", "effect": "NoSchedule"}
@@ -48,7 +49,6 @@ MAX_SIZE = "max node group size reached"
 RESCAN_S = 10.0
 UNBOUND_CLAIMS = "unbound immediate PersistentVolumeClaims"
 QUEUED = "queued provisioning: nodes only for a ProvisioningRequest"
-PROVISIONING_REQUESTS = "provisioningrequests.autoscaling.x-k8s.io"
 # The classes cluster-autoscaler implements (apis/provisioningrequest/autoscaling.x-k8s.io/v1).
 CHECK_CAPACITY = "check-capacity.autoscaling.x-k8s.io"
 ATOMIC_SCALE_UP = "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
@@ -189,17 +189,7 @@ class Autoscaler:
             return True
         finally:
             for name, namespace in made:
-                self.cp.kubectl(
-                    "delete",
-                    "pod",
-                    name,
-                    "-n",
-                    namespace,
-                    "--force",
-                    "--grace-period=0",
-                    "--wait=false",
-                    check=False,
-                )
+                self.delete_probe(name, namespace)
 
     def grow_for(self, pod: dict[str, Any]) -> str | None:
         """A node of the first pool whose trial node the scheduler would give a copy of the pod
@@ -219,29 +209,10 @@ class Autoscaler:
     def set_condition(
         self, request: dict[str, Any], kind: str, status: str, reason: str, message: str
     ) -> None:
-        """One condition through the status subresource, keeping the others."""
         meta = request["metadata"]
-        current = json.loads(
-            self.cp.kubectl("get", PROVISIONING_REQUESTS, meta["name"], "-n", meta["namespace"], "-o", "json")
-        )
-        conditions = [c for c in current.get("status", {}).get("conditions", []) if c["type"] != kind]
-        conditions.append(
-            {
-                "type": kind,
-                "status": status,
-                "reason": reason,
-                "message": message,
-                "lastTransitionTime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "observedGeneration": current["metadata"]["generation"],
-            }
-        )
-        self.cp.kubectl(
-            "patch", PROVISIONING_REQUESTS, meta["name"], "-n", meta["namespace"],
-            "--subresource=status", "--type=merge", "-p", json.dumps({"status": {"conditions": conditions}}),
-        )  # fmt: skip
-        self.events.append(
-            {"pod": meta["name"], "reason": f"ProvisioningRequest {kind}={status}", "message": message}
-        )
+        set_condition(self.cp, meta["namespace"], meta["name"], kind, status, reason, message)
+        said = f"ProvisioningRequest {kind}={status}"
+        self.events.append({"pod": meta["name"], "reason": said, "message": message})
 
     # -- one scan --
 
@@ -336,17 +307,12 @@ class Autoscaler:
         try:
             return self.wait_verdict(name, namespace)
         finally:
-            self.cp.kubectl(
-                "delete",
-                "pod",
-                name,
-                "-n",
-                namespace,
-                "--force",
-                "--grace-period=0",
-                "--wait=false",
-                check=False,
-            )
+            self.delete_probe(name, namespace)
+
+    def delete_probe(self, name: str, namespace: str) -> None:
+        self.cp.kubectl(
+            "delete", "pod", name, "-n", namespace, "--force", "--grace-period=0", "--wait=false", check=False
+        )
 
     def wait_verdict(self, name: str, namespace: str, timeout: float = 30.0) -> str | None:
         """None once the probe is bound; else the scheduler's reasons for the node it may use."""
@@ -457,40 +423,22 @@ def representatives(pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def probe_of(pod: dict[str, Any], node: str, name: str) -> dict[str, Any]:
-    """A copy of the pod's spec that may go only to ``node`` and tolerates its trial taint."""
+    """A copy of the pod's spec that may go only to ``node`` (any, for "") and tolerates the
+    trial taint."""
     spec = copy.deepcopy(pod["spec"])
     for key in ("nodeName", "schedulingGates"):
         spec.pop(key, None)
     spec["tolerations"] = [*spec.get("tolerations", []), {**TRIAL_TAINT, "operator": "Equal"}]
-    if not node:  # any node that will take it (a capacity check)
-        return {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {
-                "name": name,
-                "namespace": pod["metadata"]["namespace"],
-                "labels": {PROBE_LABEL: "true"},
-            },
-            "spec": spec,
+    if node:  # that node only (a capacity check takes any)
+        only = {"key": "metadata.name", "operator": "In", "values": [node]}
+        required = spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})
+        given = required.get("requiredDuringSchedulingIgnoredDuringExecution", {})
+        terms = given.get("nodeSelectorTerms") or [{}]
+        required["requiredDuringSchedulingIgnoredDuringExecution"] = {
+            "nodeSelectorTerms": [{**t, "matchFields": [*t.get("matchFields", []), only]} for t in terms]
         }
-    only = {"key": "metadata.name", "operator": "In", "values": [node]}
-    required = spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})
-    terms = required.get("requiredDuringSchedulingIgnoredDuringExecution", {}).get("nodeSelectorTerms") or [
-        {}
-    ]
-    required["requiredDuringSchedulingIgnoredDuringExecution"] = {
-        "nodeSelectorTerms": [{**t, "matchFields": [*t.get("matchFields", []), only]} for t in terms]
-    }
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": name,
-            "namespace": pod["metadata"]["namespace"],
-            "labels": {PROBE_LABEL: "true"},
-        },
-        "spec": spec,
-    }
+    meta = {"name": name, "namespace": pod["metadata"]["namespace"], "labels": {PROBE_LABEL: "true"}}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
 
 
 def node_verdict(message: str) -> str:
