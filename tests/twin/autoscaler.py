@@ -17,8 +17,9 @@ scale-up: ..."; core/scaleup/orchestrator/skippedreasons.go: "max node group siz
 
 Left out: expanders (the first pool that fits wins, in the order the scripts created them),
 balancing similar node groups, scale-down and its timings, backoff after failed scale-ups, the 10 s
-scan interval (1 s here), and the 15-minute node provisioning timeout. Pools with queued
-provisioning get nodes only through a ProvisioningRequest (``provision``), as on GKE.
+scan interval (1 s here; a pod is judged again every 10 s), and the 15-minute node provisioning
+timeout. Pools with queued provisioning get nodes only through a ProvisioningRequest of GKE's
+class, as on GKE; ``controlplane/provisioner.py`` plays that part where a test needs it.
 """
 
 from __future__ import annotations
