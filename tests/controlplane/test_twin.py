@@ -77,6 +77,9 @@ FLOWS = [
         Flow("h200-standard", (f"cluster.capacity={c}", *extra), name=f"h200-{c}")
         for c, extra in (("reservation", ("cluster.reservation=r1",)), ("flex-start", ()), ("on-demand", ()))
     ),
+    Flow(
+        "h200-autopilot", ("cluster.capacity=reservation", "cluster.reservation=r1"), name="h200-ap-reserved"
+    ),
     Flow("b200-standard-raycluster", (GROUPS,), name="groups-reserved-and-spot"),
     # A B200 run's spot group on H200s (workerGroups[].machine): its pool is of H200s, and its
     # workers fit there only with the H200's derived memory, not the B200's.

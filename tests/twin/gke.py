@@ -336,7 +336,7 @@ class Cluster:
 def cluster_from_calls(calls: list[dict[str, Any]]) -> Cluster:
     """The cluster the recorded gcloud calls created (``tests/fakes`` calls.jsonl entries)."""
     parsed = [Call.parse(c["args"]) for c in calls if c["tool"] == "gcloud"]
-    creates = [c for c in parsed if c.words[:3] in (("container", "clusters", "create"),)]
+    creates = [c for c in parsed if c.words[:3] == ("container", "clusters", "create")]
     autos = [c for c in parsed if c.words[:3] == ("container", "clusters", "create-auto")]
     if autos:
         auto = autos[-1]
@@ -390,6 +390,8 @@ def autopilot_pool(pod: dict[str, Any], region: str) -> NodePool | None:
             flags.append(f"--reservation={selector['cloud.google.com/reservation-name']}")
         pool = pool_from_call(Call.parse(flags), "autopilot-gpu", region, cluster_has_cpu_pool=True)
         labels = {**pool.labels, ACCELERATOR_COUNT: count}
+        # A node of the reservation the pod names carries the labels it selects it by.
+        labels |= {k: v for k, v in selector.items() if k.startswith("cloud.google.com/reservation-")}
         del labels[NODEPOOL]
         # Autopilot tolerates the Spot taint for Spot pods itself; its GPU nodes keep the GPU taint.
         return NodePool(**{**pool.__dict__, "labels": labels, "max_nodes": 10**6})
@@ -397,7 +399,7 @@ def autopilot_pool(pod: dict[str, Any], region: str) -> NodePool | None:
     if selector.get(COMPUTE_CLASS) != "Performance" or not family:
         return None
     need_cpu = sum(
-        parse_cpu(c.get("resources", {}).get("requests", {}).get("cpu", "0"))
+        float(parse_quantity(c.get("resources", {}).get("requests", {}).get("cpu", "0")))
         for c in pod["spec"]["containers"]
     )
     fitting = sorted(
@@ -425,7 +427,3 @@ def autopilot_pool(pod: dict[str, Any], region: str) -> NodePool | None:
     labels = {**pool.labels, COMPUTE_CLASS: "Performance"}
     del labels[NODEPOOL]
     return NodePool(**{**pool.__dict__, "labels": labels, "max_nodes": 10**6})
-
-
-def parse_cpu(text: str) -> float:
-    return float(text[:-1]) / 1000 if text.endswith("m") else float(text)
