@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from .conftest import REPO
-from .controlplane.helpers import synth
+from .controlplane.helpers import objects, synth
 from .scripts_harness import FAKES, MY_VALUES, calls, run_script, script_env
 from .twin.bucket import USER, VIEWER, Bucket, Grant, grants_from_calls, managed_folders_from_calls
 from .twin.workloads import (
@@ -48,9 +48,7 @@ def cloud(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def docs(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     """The user's rendering: `verl-grpo synth --profile P -f my-values.yaml`."""
-    folder = synth(tmp_path_factory.mktemp("synth"), PROFILE, "-f", str(MY_VALUES))
-    names = yaml.safe_load((folder / "kustomization.yaml").read_text())["resources"]
-    return [yaml.safe_load((folder / n).read_text()) for n in names]
+    return objects(synth(tmp_path_factory.mktemp("synth"), PROFILE, "-f", str(MY_VALUES)))
 
 
 @pytest.fixture

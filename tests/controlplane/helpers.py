@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+import yaml
 
 from ..conftest import DIST_VALUES
 from .build import REPO
@@ -67,6 +68,12 @@ def synth(out: Path, profile: str, *args: str) -> Path:
     )
     assert done.returncode == 0, f"verl-grpo synth --profile {profile} {' '.join(args)}:\n{done.stderr}"
     return out / profile
+
+
+def objects(folder: Path) -> list[dict[str, Any]]:
+    """A rendered folder's objects, in its kustomization's order."""
+    names = yaml.safe_load((folder / "kustomization.yaml").read_text())["resources"]
+    return [yaml.safe_load((folder / n).read_text()) for n in names]
 
 
 def kubectl_json(cp: ControlPlane, *args: str) -> dict[str, Any]:

@@ -17,11 +17,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from verl_grpo.values.machines import allocatable_memory_gib, gpu_profiles
 from verl_grpo.values.node_fit import CPU_NODE_SYSTEM, GPU_NODE_DAEMONSETS, Amounts, sidecars
@@ -34,6 +34,7 @@ from .cluster import ControlPlane
 from .helpers import (
     await_namespaces_deleted,
     begin_namespace_deletion,
+    objects,
     pods,
     release_pvs,
     scheduled_condition,
@@ -68,7 +69,7 @@ def twin(control_plane: ControlPlane, doomed: list[str], tmp_path: Path) -> Iter
     profile and values on the fake cloud, a namespace named ``tag``, and the autoscaler over the
     scripts' pools (``resize``: a pool resized by hand, as `gcloud container clusters resize`
     would). The namespace's deletion starts at the end and the twin's nodes go."""
-    running: list[tuple[str, Any]] = []
+    stack = ExitStack()
 
     def make(
         tag: str,
@@ -85,26 +86,24 @@ def twin(control_plane: ControlPlane, doomed: list[str], tmp_path: Path) -> Iter
         scaler = Autoscaler(
             control_plane, cluster, (tag,), tag=tag, sub_blocks=cloud.sub_blocks, on_node=on_node
         )
-        context = scaler.running()
-        running.append((tag, context))
-        context.__enter__()
+        stack.enter_context(scaler.running())
+        stack.callback(forget, tag)  # before the nodes go (last in, first out)
         return scaler
 
-    yield make
-    for namespace, context in running:
+    def forget(namespace: str) -> None:
         begin_namespace_deletion(control_plane, namespace)
         doomed.append(namespace)
         if pvs := release_pvs(control_plane, namespace, "verl"):
             control_plane.kubectl("delete", *pvs, "--ignore-not-found", "--wait=false")
-        context.__exit__(None, None, None)
+
+    with stack:
+        yield make
 
 
 def render(tmp_path: Path, profile: str, namespace: str, *sets: str) -> list[dict[str, Any]]:
     """The profile's objects as `verl-grpo synth -n` writes them, in kustomization order."""
     args = [a for s in sets for a in ("--set", s)]
-    folder = synth(tmp_path / namespace, profile, "-n", namespace, *args)
-    names = yaml.safe_load((folder / "kustomization.yaml").read_text())["resources"]
-    return [yaml.safe_load((folder / n).read_text()) for n in names]
+    return objects(synth(tmp_path / namespace, profile, "-n", namespace, *args))
 
 
 def create(cp: ControlPlane, docs: list[dict[str, Any]]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,12 +54,10 @@ class Flow:
 
     @property
     def overlay(self) -> Path:
+        # overlays/<gpu>[/<mode other than standard>][-raycluster]/values.yaml, as generate writes them.
         gpu, mode, *kind = self.profile.split("-")
-        variant = "-".join([mode] if mode != "standard" else []) + (
-            "-" if mode != "standard" and kind else ""
-        )
-        variant += "raycluster" if kind else ""
-        return OVERLAYS / gpu / variant / "values.yaml" if variant else OVERLAYS / gpu / "values.yaml"
+        variant = "-".join(part for part in (mode.replace("standard", ""), *kind) if part)
+        return OVERLAYS / gpu / variant / "values.yaml"
 
     @property
     def values_args(self) -> list[str]:
@@ -124,8 +123,7 @@ def twin(
 ) -> Iterator[Callable[[Flow], Run]]:
     """``twin(flow)``: the scripts on the fake cloud, the autoscaler over their pools, `helm
     install`; the namespace and the nodes go at the end."""
-    stack: list[Autoscaler] = []
-    contexts: list[Any] = []
+    stack = ExitStack()
 
     def start(flow: Flow) -> Run:
         namespace = f"twin-{flow.id}"[:63]
@@ -138,12 +136,10 @@ def twin(
             sub_blocks=cloud.sub_blocks,
             on_node=drivers,
         )
-        context = scaler.running()
-        context.__enter__()
-        contexts.append(context)
-        stack.append(scaler)
+        stack.enter_context(scaler.running())
+        stack.callback(begin_namespace_deletion, control_plane, namespace)  # before the nodes go
         doomed.append(namespace)
-        rendered = helm.ok(
+        helm.ok(
             "install",
             "verl",
             str(CHART),
@@ -155,17 +151,14 @@ def twin(
             "--create-namespace",
         )
         docs = [d for d in yaml.safe_load_all(helm.ok("get", "manifest", "verl", "-n", namespace)) if d]
-        del rendered
         for domain in (d for d in docs if d["kind"] == "ComputeDomain"):
             # NVIDIA's ComputeDomain controller, in its place: the channel template the domain names.
             template = channel_template(domain["spec"]["channel"]["resourceClaimTemplate"]["name"], namespace)
             control_plane.kubectl("create", "-f", "-", stdin=json.dumps(template))
         return Run(cloud, scaler, namespace, docs)
 
-    yield start
-    for scaler, context in zip(stack, contexts, strict=True):
-        begin_namespace_deletion(control_plane, scaler.namespaces[0])
-        context.__exit__(None, None, None)
+    with stack:
+        yield start
 
 
 def groups(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -175,10 +168,8 @@ def groups(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def expected_pods(docs: list[dict[str, Any]]) -> int:
     """Head, workers (every group's replicas), the data-prep Job's pod, a RayJob's submitter."""
-    (ray,) = [d for d in docs if d["kind"] in ("RayCluster", "RayJob")]
-    spec = ray["spec"]["rayClusterSpec"] if ray["kind"] == "RayJob" else ray["spec"]
-    workers = sum(g["replicas"] for g in spec["workerGroupSpecs"])
-    return 1 + workers + sum(d["kind"] == "Job" for d in docs) + (ray["kind"] == "RayJob")
+    workers = sum(g["replicas"] for g in groups(docs))
+    return 1 + workers + sum(d["kind"] == "Job" for d in docs) + any(d["kind"] == "RayJob" for d in docs)
 
 
 def settled(

@@ -18,7 +18,7 @@ import yaml
 from ..twin.autoscaler import ATOMIC_SCALE_UP, Autoscaler
 from ..twin.cloud import provision
 from .cluster import ControlPlane
-from .helpers import items, synth, wait_for
+from .helpers import items, objects, synth, wait_for
 from .test_kueue import SUBBLOCK, condition, domains, ray_job, workload_of
 from .test_twin import Flow, expected_pods, settled
 
@@ -47,8 +47,7 @@ def queued_run(
     if prepare:
         prepare(folder)
     scaler = Autoscaler(cp, cloud.cluster, ("default",), tag=f"twin-{flow.id}", sub_blocks=cloud.sub_blocks)
-    names = yaml.safe_load((folder / "kustomization.yaml").read_text())["resources"]
-    docs = [yaml.safe_load((folder / n).read_text()) for n in names]
+    docs = objects(folder)
     with scaler.running():
         cp.kubectl("apply", "-k", str(folder))
         try:

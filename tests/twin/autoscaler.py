@@ -25,6 +25,7 @@ class, as on GKE; ``controlplane/provisioner.py`` plays that part where a test n
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import json
 import re
@@ -77,7 +78,6 @@ class Autoscaler:
     _judged_at: float = 0.0
     _autopilot_pools: dict[str, NodePool] = field(default_factory=dict)
     _published: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
-    _pool_of: dict[str, str] = field(default_factory=dict)
     _answered: set[str] = field(default_factory=set)
     _no_provisioning_api: bool = False
 
@@ -163,17 +163,18 @@ class Autoscaler:
             message = "Capacity is not found, CA will try to find it later."
             self.set_condition(request, "Provisioned", "False", "CapacityIsNotFound", message)
             return
-        added: list[str] = []
+        added: list[tuple[NodePool, str]] = []
         for pod in pods:
-            node = self.grow_for(pod)
-            if node is None:
-                for made in added:  # all or none
-                    self._remove_node(made)
+            grown = self.grow_for(pod)
+            if grown is None:
+                for pool, node in added:  # all or none
+                    self._remove(pool, node)
                 message = "Provisioning Request wasn't provisioned: a pod fits no node group"
                 self.set_condition(request, "Provisioned", "False", "CapacityIsNotFound", message)
                 return
-            added.append(node)
-        self.set_condition(request, "Provisioned", "True", "CapacityIsProvisioned", f"nodes {added} added")
+            added.append(grown)
+        nodes = [node for _, node in added]
+        self.set_condition(request, "Provisioned", "True", "CapacityIsProvisioned", f"nodes {nodes} added")
 
     def fit_existing(self, pods: list[dict[str, Any]]) -> bool:
         """Whether every pod fits the nodes there are, together: unrestricted probes, all held
@@ -192,20 +193,24 @@ class Autoscaler:
             for name, namespace in made:
                 self.delete_probe(name, namespace)
 
-    def grow_for(self, pod: dict[str, Any]) -> str | None:
+    def grow_for(self, pod: dict[str, Any]) -> tuple[NodePool, str] | None:
         """A node of the first pool whose trial node the scheduler would give a copy of the pod
-        (the node stays, untainted); None when no pool below its max takes it."""
+        (the node stays, untainted), with its pool; None when no pool below its max takes it."""
         for pool in self.candidate_pools([pod]):
-            if pool.queued or self.sizes.get(pool.name, 0) >= pool.max_nodes:
+            if self.cannot_grow(pool):
                 continue
             node = self._add(pool, trial=True)
             if self.probe(pod, node) is None:
-                self.cp.kubectl(
-                    "patch", "node", node, "--type=json", "-p", json.dumps(untaint(node, self.cp))
-                )
-                return node
+                self._keep(node)
+                return pool, node
             self._remove(pool, node)
         return None
+
+    def cannot_grow(self, pool: NodePool) -> str | None:
+        """Why the pool takes no node now, in cluster-autoscaler's words; None when it may."""
+        if pool.queued:
+            return QUEUED
+        return MAX_SIZE if self.sizes.get(pool.name, 0) >= pool.max_nodes else None
 
     def set_condition(
         self, request: dict[str, Any], kind: str, status: str, reason: str, message: str
@@ -250,13 +255,9 @@ class Autoscaler:
         self._judged_at = time.monotonic()
         verdicts: dict[str, dict[str, str]] = {}  # pod uid -> pool -> verdict
         for pool in self.candidate_pools(pods):
-            if pool.queued:
+            if skipped := self.cannot_grow(pool):
                 for pod in pods:
-                    verdicts.setdefault(pod["metadata"]["uid"], {})[pool.name] = QUEUED
-                continue
-            if self.sizes.get(pool.name, 0) >= pool.max_nodes:
-                for pod in pods:
-                    verdicts.setdefault(pod["metadata"]["uid"], {})[pool.name] = MAX_SIZE
+                    verdicts.setdefault(pod["metadata"]["uid"], {})[pool.name] = skipped
                 continue
             node = self._add(pool, trial=True)
             fits = []
@@ -270,9 +271,7 @@ class Autoscaler:
                             verdicts.setdefault(same["metadata"]["uid"], {})[pool.name] = verdict
             if fits:
                 before = self.sizes[pool.name] - 1
-                self.cp.kubectl(
-                    "patch", "node", node, "--type=json", "-p", json.dumps(untaint(node, self.cp))
-                )
+                self._keep(node)
                 info = f"[{{{pool.name} {before}->{before + 1} (max: {pool.max_nodes})}}]"
                 for pod in pods:
                     if group_of(pod) in {group_of(f) for f in fits}:
@@ -284,6 +283,7 @@ class Autoscaler:
             said = verdicts.get(pod["metadata"]["uid"], {})
             text = "; ".join(f"{pool}: 1 {verdict}" for pool, verdict in said.items()) or "no node group"
             self.record(pod, NOT_TRIGGERED, f"pod didn't trigger scale-up: {text}")
+        # What was judged, with the pools this scan met (an Autopilot shape's size now counts, at 0).
         self._judged = (state[0], sorted(self.sizes.items()), len(self.nodes))
 
     def candidate_pools(self, pods: list[dict[str, Any]]) -> list[NodePool]:
@@ -294,7 +294,7 @@ class Autoscaler:
             pool = autopilot_pool(pod, self.cluster.region)
             if pool is not None:
                 shape = json.dumps([pool.machine_type, pool.labels, pool.allocatable], sort_keys=True)
-                named = NodePool(**{**pool.__dict__, "name": f"{pool.name}-{len(self._autopilot_pools)}"})
+                named = dataclasses.replace(pool, name=f"{pool.name}-{len(self._autopilot_pools)}")
                 self._autopilot_pools.setdefault(shape, named)
         return list(self._autopilot_pools.values())
 
@@ -350,14 +350,14 @@ class Autoscaler:
         self.cp.kubectl("create", "-f", "-", stdin=json.dumps(listed))
         self.sizes[pool.name] = index + 1
         self.nodes.append(name)
-        self._pool_of[name] = pool.name
         return name
 
-    def _remove_node(self, node: str) -> None:
-        self._remove(next(p for p in self.all_pools() if p.name == self._pool_of[node]), node)
-
-    def all_pools(self) -> list[NodePool]:
-        return [*self.cluster.pools, *self._autopilot_pools.values()]
+    def _keep(self, node: str) -> None:
+        """A trial node that takes a pod stays: its trial taint goes, the pool's own stay."""
+        taints = json.loads(self.cp.kubectl("get", "node", node, "-o", "json"))["spec"].get("taints", [])
+        kept = [t for t in taints if t.get("key") != TRIAL_TAINT["key"]]
+        patch = [{"op": "replace", "path": "/spec/taints", "value": kept}]
+        self.cp.kubectl("patch", "node", node, "--type=json", "-p", json.dumps(patch))
 
     def _remove(self, pool: NodePool, node: str) -> None:
         self.cp.kubectl("delete", "node", node, "--ignore-not-found", "--wait=false")
@@ -451,10 +451,3 @@ def node_verdict(message: str) -> str:
     reasons = reasons.split(". ", 1)[0].rstrip(".")
     kept = [r.strip() for r in reasons.split(", ") if r.strip() and not RULED_OUT.search(r)]
     return ", ".join(re.sub(r"^\d+ ", "", r) for r in kept)
-
-
-def untaint(node: str, cp: ControlPlane) -> list[dict[str, Any]]:
-    """The JSON patch that lifts the trial taint and keeps the pool's own."""
-    taints = json.loads(cp.kubectl("get", "node", node, "-o", "json"))["spec"].get("taints", [])
-    kept = [t for t in taints if t.get("key") != TRIAL_TAINT["key"]]
-    return [{"op": "replace", "path": "/spec/taints", "value": kept}]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from verl_grpo.values.machines import (
@@ -144,7 +144,6 @@ class NodePool:
     queued: bool = False  # --enable-queued-provisioning: nodes only for a ProvisioningRequest
     reservation: str = ""  # --reservation (consumed reservation), or ""
     topology: bool = False  # GCE labels its nodes' physical topology (gce-topology-*)
-    extras: dict[str, Any] = field(default_factory=dict)
 
     def node(self, name: str, annotations: dict[str, str], topology: dict[str, str] | None = None) -> dict:
         """A Node of this pool, as its kubelet would register it."""
@@ -394,7 +393,7 @@ def autopilot_pool(pod: dict[str, Any], region: str) -> NodePool | None:
         labels |= {k: v for k, v in selector.items() if k.startswith("cloud.google.com/reservation-")}
         del labels[NODEPOOL]
         # Autopilot tolerates the Spot taint for Spot pods itself; its GPU nodes keep the GPU taint.
-        return NodePool(**{**pool.__dict__, "labels": labels, "max_nodes": 10**6})
+        return dataclasses.replace(pool, labels=labels)
     family = selector.get(MACHINE_FAMILY)
     if selector.get(COMPUTE_CLASS) != "Performance" or not family:
         return None
@@ -426,4 +425,4 @@ def autopilot_pool(pod: dict[str, Any], region: str) -> NodePool | None:
     pool = pool_from_call(Call.parse(flags), f"autopilot-{machine}", region, cluster_has_cpu_pool=True)
     labels = {**pool.labels, COMPUTE_CLASS: "Performance"}
     del labels[NODEPOOL]
-    return NodePool(**{**pool.__dict__, "labels": labels, "max_nodes": 10**6})
+    return dataclasses.replace(pool, labels=labels)
