@@ -51,13 +51,19 @@ template:
         PY
         }
         fetch_verl() {
-          rm -rf "$VERL_DIR.partial"
-          git clone --quiet --depth 1 --branch "v$VERL_VERSION" https://github.com/verl-project/verl "$VERL_DIR.partial"
-          commit=$(git -C "$VERL_DIR.partial" rev-parse HEAD)
+          # Cloned on the pod's scratch disk, then copied into the verl folder: the Job's identity may
+          # write only inside the model, data and verl managed folders (scripts/lib.sh bucket_grants), so
+          # a sibling like "$VERL_DIR.partial", or removing the folder itself, is refused by Cloud Storage.
+          # A run cut short left no marker: its files are cleared first, inside the folder.
+          clone=$(mktemp -d)/verl
+          git clone --quiet --depth 1 --branch "v$VERL_VERSION" https://github.com/verl-project/verl "$clone"
+          commit=$(git -C "$clone" rev-parse HEAD)
           if [ "$commit" != "$VERL_COMMIT" ]; then  # a moved tag is not the verl this kit checks
             echo "verl v$VERL_VERSION is commit $commit, not $VERL_COMMIT" >&2; exit 1
           fi
-          rm -rf "$VERL_DIR" && mv "$VERL_DIR.partial" "$VERL_DIR"
+          rm -rf "$clone/.git"
+          mkdir -p "$VERL_DIR" && find "$VERL_DIR" -mindepth 1 -delete
+          cp -R "$clone/." "$VERL_DIR/"
         }
         prepare_gsm8k() {
           # The verlai/verl images install verl for its dependencies, then uninstall it
