@@ -16,17 +16,21 @@ check_cluster_name
 # Both modes consume the reservation by name (Autopilot through the workers' selectors). `describe`
 # fails when the zone has no such reservation
 # (https://cloud.google.com/sdk/gcloud/reference/compute/reservations/describe).
+sub_block=()  # per pool: the reservation sub-block it is created in, where one must hold its group
 if [[ " $POOL_CAPACITIES " == *" reservation "* ]]; then
   exists gcloud compute reservations describe "$RESERVATION" --project="$PROJECT" --zone="$ZONE" ||
     die "reservation $RESERVATION (cluster.reservation) not found in $ZONE"
-  # SUB_BLOCK_NODES (from verl-grpo env): the sizes of the groups whose workers must each share
-  # one sub-block (queue.topology required at the sub-block level, or A4X's placement policy),
-  # largest first. GKE publishes no sub-block size for A4 and A3 Ultra, so ask the reservation:
-  # each healthy sub-block's hosts (count) less those in use (inUseCount), as xpk does
+  # POOL_SUB_BLOCK_NODES (from verl-grpo env): for each pool, the workers that must share one
+  # sub-block (queue.topology required at the sub-block level, or A4X's placement policy), or 0.
+  # GKE publishes no sub-block size for A4 and A3 Ultra, so ask the reservation: each healthy
+  # sub-block's hosts (count) less those in use (inUseCount), as xpk does
   # (AI-Hypercomputer/xpk src/xpk/core/reservation.py@367c838; fields:
-  # https://cloud.google.com/compute/docs/reference/rest/v1/reservationSubBlocks). Each group takes
-  # the first sub-block with room left for it (first fit, largest group first).
-  if [[ -n $SUB_BLOCK_NODES ]]; then
+  # https://cloud.google.com/compute/docs/reference/rest/v1/reservationSubBlocks). Each pool takes
+  # the first sub-block with room left for it (first fit, largest first), and is created in it:
+  # --reservation=NAME/reservationBlocks/BLOCK/reservationSubBlocks/SUB, the path xpk gives
+  # `gcloud container node-pools create` (reservation.py to_reservation_path, capacity.py@367c838).
+  read -r -a pool_sizes <<<"$POOL_SUB_BLOCK_NODES"
+  if [[ " ${pool_sizes[*]} " == *[1-9]* ]]; then
     names=() room=() free=()
     for block in $(gcloud compute reservations blocks list "$RESERVATION" --project="$PROJECT" \
       --zone="$ZONE" --format='value(name)'); do
@@ -37,7 +41,7 @@ if [[ " $POOL_CAPACITIES " == *" reservation "* ]]; then
         --project="$PROJECT" --zone="$ZONE" --filter='healthInfo.healthStatus=HEALTHY' \
         --format='csv[no-heading](name,count,inUseCount)')
     done
-    for size in $SUB_BLOCK_NODES; do
+    while read -r size pool; do
       fits=""
       for i in "${!names[@]}"; do
         if ((room[i] >= size)); then
@@ -46,10 +50,11 @@ if [[ " $POOL_CAPACITIES " == *" reservation "* ]]; then
         fi
       done
       [[ -n $fits ]] || die "no healthy sub-block of reservation $RESERVATION has $size free hosts left" \
-        "for a group's workers (groups: $SUB_BLOCK_NODES; free: ${free[*]:-none listed}); lower its" \
-        "replicas or use another reservation"
+        "for a group's workers (pools' groups: $POOL_SUB_BLOCK_NODES; free: ${free[*]:-none listed});" \
+        "lower its replicas or use another reservation"
+      sub_block[pool]="$RESERVATION/reservationBlocks/${fits%%/*}/reservationSubBlocks/${fits#*/}"
       log "sub-block $fits of reservation $RESERVATION holds a group's $size workers"
-    done
+    done < <(for i in "${!pool_sizes[@]}"; do echo "${pool_sizes[i]} $i"; done | sort -rn | grep -v '^0 ')
   fi
 fi
 inputs_checked
@@ -88,6 +93,11 @@ fi
 # Each line of GPU_POOL_FLAGS: the group's machine (type, GPUs and driver, disk), then its capacity.
 for i in "${!pools[@]}"; do
   read -r -a group_flags <<<"${pool_flags[i]}"
+  if [[ -n ${sub_block[i]:-} ]]; then  # the sub-block found above, in place of the whole reservation
+    for j in "${!group_flags[@]}"; do
+      [[ ${group_flags[j]} != "--reservation=$RESERVATION" ]] || group_flags[j]="--reservation=${sub_block[i]}"
+    done
+  fi
   ensure "node pool ${pools[i]}" gcloud container node-pools describe "${pools[i]}" --cluster="$CLUSTER" \
     --project="$PROJECT" --location="$REGION" -- \
     "${create[@]}" "${pools[i]}" --cluster="$CLUSTER" --project="$PROJECT" \

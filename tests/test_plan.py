@@ -137,17 +137,22 @@ def test_plan_says_how_a_queued_flex_start_run_is_scheduled_and_its_time_limit(c
     """58 steps x 11000 s = 177 h: longer than the 168 h a flex-start VM runs."""
     from verl_grpo.cli import main
 
-    queued = ["--set", "queue.enabled=true", "--set", "queue.topology.mode=required"]
+    queued = ["--set", "queue.enabled=true"]
     base = ["plan", "--profile", "h200-standard", "--set", "cluster.capacity=flex-start", "-o", "json"]
     assert main([*base, *queued, "--step-seconds", "11000"]) == 0
     plan = json.loads(capsys.readouterr().out)
     assert plan["gpu"]["max_run_hours"] == 168
     how = plan["gpu"]["scheduling"]
-    assert "LocalQueue 'verl'" in how and "ProvisioningRequest" in how
-    assert how.endswith("workers required within one cloud.google.com/gce-topology-subblock")
+    assert "LocalQueue 'verl'" in how and "ProvisioningRequest, queued provisioning" in how
     assert [w["message"] for w in plan["warnings"]] == [
         "the run's 177.2 h exceed the 168 h a flex-start VM runs"
     ]
     assert main([*base, "--step-seconds", "600"]) == 0
     plan = json.loads(capsys.readouterr().out)
     assert plan["gpu"]["scheduling"].startswith("no queue") and plan["warnings"] == []
+    placed = ["--set", "cluster.capacity=reservation", "--set", "cluster.reservation=r1"]
+    placed += ["--set", "queue.topology.mode=required"]
+    assert main(["plan", "--profile", "h200-standard", "-o", "json", *queued, *placed]) == 0
+    how = json.loads(capsys.readouterr().out)["gpu"]["scheduling"]
+    assert "(ProvisioningRequest, atomic scale-up)" in how
+    assert how.endswith("workers required within one cloud.google.com/gce-topology-subblock")

@@ -194,7 +194,7 @@ def test_two_groups_that_each_need_a_sub_block_need_room_for_both(tmp_path):
     )
     done = run_script("30-gpu-pool.sh", env, *SUB_BLOCK_RUN, "--set", groups)
     assert done.returncode == 1, done.stderr
-    refused = "has 1 free hosts left for a group's workers (groups: 3 1; free: b1/s0: 3 of 18 b1/s1: 0 of 18)"
+    refused = "has 1 free hosts left for a group's workers (pools' groups: 3 1; free: b1/s0: 3 of 18 b1/s1: 0 of 18)"
     assert refused in done.stderr
     assert mutating(calls(state)) == []
     env["FAKE_SUB_BLOCKS"] = "b1/s0/18/15 b1/s1/18/17"
@@ -202,6 +202,15 @@ def test_two_groups_that_each_need_a_sub_block_need_room_for_both(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "sub-block b1/s0 of reservation r1 holds a group's 3 workers" in done.stderr
     assert "sub-block b1/s1 of reservation r1 holds a group's 1 workers" in done.stderr
+    # Each pool is created in the sub-block found for it, not against the whole reservation.
+    pinned = {
+        args[args.index("create") + 1]: [a for a in args if a.startswith("--reservation=")]
+        for args in (c["args"] for c in mutating(calls(state)))
+    }
+    assert pinned == {
+        "gpu-pool": ["--reservation=r1/reservationBlocks/b1/reservationSubBlocks/s0"],
+        "gpu-pool-b": ["--reservation=r1/reservationBlocks/b1/reservationSubBlocks/s1"],
+    }, pinned
 
 
 def test_each_worker_group_gets_a_pool_of_its_capacity_and_a_rerun_creates_none(tmp_path):

@@ -68,6 +68,7 @@ class RenderedObject:
     key: str  # stable across values: parent construct id + object id
     manifest: dict[str, Any]
     includes: dict[str, str] = field(default_factory=dict)  # chart: {path/in/object: define name}
+    condition: str | None = None  # chart: the template's condition (Ops.holds), beside the variants'
 
 
 def objects_of(chart_parts: list[ManifestConstruct], manifests: list[dict[str, Any]]) -> list[RenderedObject]:
@@ -75,8 +76,10 @@ def objects_of(chart_parts: list[ManifestConstruct], manifests: list[dict[str, A
     keys = [key for part in chart_parts for key in part.object_keys]
     assert [kind for _, kind in keys] == [m["kind"] for m in manifests], "object order changed"
     includes = {k: i for part in chart_parts for k, i in part.includes.items()}
+    conditions = {k: c for part in chart_parts for k, c in part.conditions.items()}
     return [
-        RenderedObject(key, m, includes.get(key, {})) for (key, _), m in zip(keys, manifests, strict=True)
+        RenderedObject(key, m, includes.get(key, {}), conditions.get(key))
+        for (key, _), m in zip(keys, manifests, strict=True)
     ]
 
 

@@ -247,6 +247,7 @@ def scheduling(v: Values, capacities: list[str]) -> str:
     if "flex-start" in capacities:
         how += ", its GPU nodes requested all at once (ProvisioningRequest, queued provisioning)"
     if q.topology.mode != "none":
+        how += ", its GPU nodes made all at once first (ProvisioningRequest, atomic scale-up)"
         how += f"; workers {q.topology.mode} within one {q.topology.level}"
     return how
 

@@ -30,14 +30,14 @@ def subnet_ranges(base: str, count: int) -> list[str]:
     return [str(s) for _, s in zip(range(count), network.subnets(new_prefix=24), strict=False)]
 
 
-def sub_block_groups(v: Values, gpu: GpuProfile, views: list[GroupView]) -> list[int]:
-    """The sizes of the groups a reservation keeps in one sub-block each: by A4X's placement
-    policy (one per pool), or by Kueue (one per pod set)."""
+def sub_block_sizes(v: Values, gpu: GpuProfile, views: list[GroupView]) -> list[int]:
+    """For each worker group's pool, the workers a reservation keeps in one sub-block, or 0: by
+    A4X's placement policy (one per pool), or by Kueue (one per pod set)."""
     q = v.queue
     required = q.enabled and q.topology.mode == "required" and q.topology.level == SUB_BLOCK_LEVEL
     if not (gpu.accelerator_topology or required):
-        return []
-    return [g.replicas for g in views if g.values.cluster.capacity == "reservation"]
+        return [0 for _ in views]
+    return [g.replicas if g.values.cluster.capacity == "reservation" else 0 for g in views]
 
 
 LOCAL_SSD_FLAG = "--ephemeral-storage-local-ssd=count=0"
@@ -88,10 +88,10 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         "CLUSTER_MODE": v.cluster.mode,
         "CAPACITY": v.cluster.capacity,
         "RESERVATION": v.cluster.reservation,
-        # The sizes of the groups that must each share one sub-block of the reservation, largest
-        # first: 30-gpu-pool.sh finds each a healthy sub-block with that many hosts left before it
-        # creates the pools.
-        "SUB_BLOCK_NODES": " ".join(str(n) for n in sorted(sub_block_groups(v, gpu, views), reverse=True)),
+        # For each pool (GPU_POOLS), the workers that must share one sub-block of the reservation,
+        # or 0: 30-gpu-pool.sh finds each such pool a healthy sub-block with that many hosts left
+        # before it creates any, and creates the pool in it.
+        "POOL_SUB_BLOCK_NODES": " ".join(str(n) for n in sub_block_sizes(v, gpu, views)),
         "VALUES_ZONE": v.cluster.zone,
         # A pool per worker group, each of its group's machine, with its capacity and autoscaling
         # from 0 to its replicas (values/capacity.py, values/worker_groups.py): names, and flags

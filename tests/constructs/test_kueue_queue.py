@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from verl_grpo.problems import Problems
 from verl_grpo.values.capacity import pool_flags
 from verl_grpo.values.kueue import QUEUE_LABEL, QUEUED_PROVISIONING_FLAG, QUEUED_TOLERATION
 
 from ..conftest import pods, render_one
 
 QUEUED = ("queue.enabled=true",)
+RESERVED = ("cluster.capacity=reservation", "cluster.reservation=r1")
 
 
 def objects(rendering, kind: str) -> list[dict]:
@@ -50,7 +52,10 @@ def test_the_run_carries_the_queue_label_and_no_suspend(kind, profile):
 )
 def test_topology_placement_is_asked_for_the_workers_only(mode, annotation):
     r = render_one(
-        *QUEUED, f"queue.topology.mode={mode}", "queue.topology.level=cloud.google.com/gce-topology-block"
+        *QUEUED,
+        *RESERVED,
+        f"queue.topology.mode={mode}",
+        "queue.topology.level=cloud.google.com/gce-topology-block",
     )
     asked = {k: v for k, v in workers(r)["metadata"]["annotations"].items() if k.startswith("kueue.x-k8s.io")}
     assert asked == ({} if annotation is None else {annotation: "cloud.google.com/gce-topology-block"})
@@ -72,7 +77,6 @@ def test_kueue_objects_cover_the_run_and_place_it():
         *QUEUED,
         "queue.createObjects=true",
         "cluster.capacity=flex-start",
-        "queue.topology.mode=required",
         "queue.clusterQueue=gpus",
     )
     (local,) = objects(r, "LocalQueue")
@@ -91,10 +95,6 @@ def test_kueue_objects_cover_the_run_and_place_it():
     flavors = {f["metadata"]["name"]: f["spec"] for f in objects(r, "ResourceFlavor")}
     assert flavors["gpus-gpu"]["nodeLabels"] == workers(r)["spec"]["nodeSelector"]
     assert flavors["gpus-cpu"]["nodeLabels"] == dict(pods(r))["head"]["spec"]["nodeSelector"]
-    (topology,) = objects(r, "Topology")
-    assert flavors["gpus-gpu"]["topologyName"] == topology["metadata"]["name"]
-    assert "topologyName" not in flavors["gpus-cpu"]
-    assert topology["spec"]["levels"][-1] == {"nodeLabel": "kubernetes.io/hostname"}
     (check,) = objects(r, "AdmissionCheck")
     (config,) = objects(r, "ProvisioningRequestConfig")
     assert check["spec"]["parameters"]["name"] == config["metadata"]["name"]
@@ -102,6 +102,36 @@ def test_kueue_objects_cover_the_run_and_place_it():
     assert cq["spec"]["admissionChecksStrategy"] == {
         "admissionChecks": [{"name": check["metadata"]["name"], "onFlavors": ["gpus-gpu"]}]
     }
+
+
+def test_topology_placement_asks_for_the_reserved_nodes_before_kueue_places_the_workers():
+    """The pools start at zero and Kueue places by the nodes there are: an atomic capacity request
+    on the GPU flavor first, and the flavor names the Topology."""
+    r = render_one(*QUEUED, *RESERVED, "queue.createObjects=true", "queue.topology.mode=required")
+    flavors = {f["metadata"]["name"]: f["spec"] for f in objects(r, "ResourceFlavor")}
+    (topology,) = objects(r, "Topology")
+    gpu_flavor = next(name for name in flavors if name.endswith("-gpu"))
+    assert flavors[gpu_flavor]["topologyName"] == topology["metadata"]["name"]
+    assert all("topologyName" not in f for name, f in flavors.items() if name != gpu_flavor)
+    assert topology["spec"]["levels"][-1] == {"nodeLabel": "kubernetes.io/hostname"}
+    (check,) = objects(r, "AdmissionCheck")
+    (config,) = objects(r, "ProvisioningRequestConfig")
+    assert check["spec"]["parameters"]["name"] == config["metadata"]["name"]
+    assert config["spec"] == {
+        "provisioningClassName": "best-effort-atomic-scale-up.autoscaling.x-k8s.io",
+        "managedResources": ["nvidia.com/gpu"],
+    }
+    (cq,) = objects(r, "ClusterQueue")
+    assert cq["spec"]["admissionChecksStrategy"] == {
+        "admissionChecks": [{"name": check["metadata"]["name"], "onFlavors": [gpu_flavor]}]
+    }
+
+
+@pytest.mark.parametrize("capacity", ["spot", "on-demand", "flex-start"])
+def test_topology_placement_is_refused_on_capacity_gce_gives_no_topology_labels(capacity):
+    with pytest.raises(Problems) as refused:
+        render_one(*QUEUED, f"cluster.capacity={capacity}", "queue.topology.mode=preferred")
+    assert [p.rule for p in refused.value.problems] == ["topology-needs-reservation"], refused.value
 
 
 def test_without_flex_start_or_placement_no_check_and_no_topology_on_the_flavor():

@@ -61,24 +61,36 @@ def admitted(cp: ControlPlane, name: str) -> dict[str, Any] | None:
     return w if w and condition(w, "Admitted").get("status") == "True" else None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 40 item 3: with queue.topology.mode the pools sit at zero nodes and no "
-    "ProvisioningRequest check asks for capacity, so Kueue's topology-aware placement finds no "
-    "domain and never admits the run (Kueue v0.19.2 topology_aware_scheduling.md)",
-)
 def test_a_run_with_topology_placement_is_admitted_on_pools_that_start_at_zero(
     kueue: ControlPlane, tmp_path: Path
 ) -> None:
+    """The chart's queue asks for the GPU pod sets' nodes first (a ProvisioningRequest of the
+    best-effort-atomic class, what Kueue documents for autoscaled pools: quota, then the check,
+    then the topology "calculated taking into account any newly provisioned nodes",
+    topology_aware_scheduling.md@v0.19.2). 30-gpu-pool.sh found sub-block sub-1 (sub-0 is full)
+    and created the pool in it; the twin makes the reserved nodes there, GCE labels them, and
+    Kueue places both workers in that one sub-block."""
     cp = kueue
     flow = Flow(
         "h200-standard",
         (*QUEUED, "queue.topology.mode=required", "cluster.capacity=reservation", "cluster.reservation=r1"),
         name="tas-reservation",
     )
-    # A reservation with a healthy sub-block of 18 free hosts, which 30-gpu-pool.sh finds.
-    with queued_run(cp, flow, tmp_path, FAKE_SUB_BLOCKS="block-a/sub-0/18/0") as (_, name, _docs):
-        wait_for("the topology-placed Workload admitted", lambda: admitted(cp, name), timeout=45)
+    sub_blocks = "block-a/sub-0/18/18 block-a/sub-1/18/0"
+    with queued_run(cp, flow, tmp_path, FAKE_SUB_BLOCKS=sub_blocks) as (scaler, name, _docs):
+        workload = wait_for("the topology-placed Workload admitted", lambda: admitted(cp, name), timeout=120)
+        assignments = workload["status"]["admission"]["podSetAssignments"]
+        (workers,) = [p for p in assignments if "nvidia.com/gpu" in p["flavors"]]
+        gpu_nodes = [n for n in scaler.nodes if "gpu-pool" in n]
+        assert len(gpu_nodes) == 2, scaler.nodes  # made for the request, before any worker pod
+        sub_block = {
+            n["metadata"]["name"]: n["metadata"]["labels"][SUBBLOCK] for n in items(cp, "nodes", *gpu_nodes)
+        }
+        assert set(sub_block.values()) == {"sub-1"}, sub_block
+        placed = domains(workers["topologyAssignment"])
+        assert {d.get(SUBBLOCK) or sub_block[d["kubernetes.io/hostname"]] for d in placed} == {"sub-1"}, (
+            placed
+        )
 
 
 def test_a_queued_run_without_topology_is_admitted_and_its_pools_grow(
@@ -163,35 +175,3 @@ def test_an_atomic_scale_up_makes_the_run_s_nodes_before_kueue_admits_it(
         assert not isinstance(outcome, str), f"the autoscaler added no node: {outcome}"
         workers = [p for p in outcome if p["metadata"]["labels"].get("ray.io/node-type") == "worker"]
         assert sorted(p["spec"]["nodeName"] for p in workers) == sorted(gpu_nodes)
-
-
-def test_topology_placement_on_pools_at_zero_is_admitted_behind_an_atomic_check(
-    kueue: ControlPlane, tmp_path: Path
-) -> None:
-    """What Kueue documents for autoscaled pools (topology_aware_scheduling.md@v0.19.2: quota,
-    then the Provisioning admission check, then the topology "calculated taking into account any
-    newly provisioned nodes"): behind a best-effort-atomic check the twin makes the reserved nodes,
-    GCE labels their sub-block, and Kueue places both workers in one."""
-    cp = kueue
-    flow = Flow(
-        "h200-standard",
-        (*QUEUED, "queue.topology.mode=required", "cluster.capacity=reservation", "cluster.reservation=r1"),
-        name="tas-atomic",
-    )
-    with queued_run(cp, flow, tmp_path, prepare=atomic_check, FAKE_SUB_BLOCKS="block-a/sub-0/18/0") as (
-        scaler,
-        name,
-        _docs,
-    ):
-        workload = wait_for("the topology-placed Workload admitted", lambda: admitted(cp, name), timeout=120)
-        assignments = workload["status"]["admission"]["podSetAssignments"]
-        (workers,) = [p for p in assignments if "nvidia.com/gpu" in p["flavors"]]
-        gpu_nodes = [n for n in scaler.nodes if "gpu-pool" in n]
-        assert len(gpu_nodes) == 2, scaler.nodes
-        sub_block = {
-            n["metadata"]["name"]: n["metadata"]["labels"][SUBBLOCK] for n in items(cp, "nodes", *gpu_nodes)
-        }
-        placed = domains(workers["topologyAssignment"])
-        assert {d.get(SUBBLOCK) or sub_block[d["kubernetes.io/hostname"]] for d in placed} == {"sub-0"}, (
-            placed
-        )

@@ -253,10 +253,16 @@ def test_chart_works_as_a_dependency_of_an_umbrella_chart(tmp_path, helm):
 
 
 QUEUED_VALUE_SETS = {
-    "flex-start, required sub-block, Kueue's objects": (
+    "flex-start, Kueue's objects": (
         "queue.enabled=true",
         "queue.createObjects=true",
         "cluster.capacity=flex-start",
+    ),
+    "reservation, required sub-block, Kueue's objects": (
+        "queue.enabled=true",
+        "queue.createObjects=true",
+        "cluster.capacity=reservation",
+        "cluster.reservation=res-a",
         "queue.topology.mode=required",
     ),
     "autopilot reservation, preferred host": (

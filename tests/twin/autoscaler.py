@@ -51,6 +51,8 @@ MAX_SIZE = "max node group size reached"
 RESCAN_S = 10.0
 UNBOUND_CLAIMS = "unbound immediate PersistentVolumeClaims"
 QUEUED = "queued provisioning: nodes only for a ProvisioningRequest"
+# A pool pinned to a reservation sub-block with no free host: GCE creates no VM there (the twin's words).
+NO_HOST = "no free host in the pinned reservation"
 # The classes cluster-autoscaler implements (apis/provisioningrequest/autoscaling.x-k8s.io/v1).
 CHECK_CAPACITY = "check-capacity.autoscaling.x-k8s.io"
 ATOMIC_SCALE_UP = "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
@@ -210,6 +212,8 @@ class Autoscaler:
         """Why the pool takes no node now, in cluster-autoscaler's words; None when it may."""
         if pool.queued:
             return QUEUED
+        if pool.sub_block and not any((b, s) == pool.sub_block and free for b, s, free in self.sub_blocks):
+            return f"{NO_HOST}: sub-block {'/'.join(pool.sub_block)} of reservation {pool.reservation}"
         return MAX_SIZE if self.sizes.get(pool.name, 0) >= pool.max_nodes else None
 
     def set_condition(
@@ -335,7 +339,7 @@ class Autoscaler:
     def _add(self, pool: NodePool, trial: bool) -> str:
         index = self.sizes.get(pool.name, 0)
         name = f"{self.tag}-{pool.name}-{next(self._serial)}"
-        topology = self.topology_for(name) if pool.topology else None
+        topology = self.topology_for(name, pool.sub_block) if pool.topology else None
         body = pool.node(name, {KWOK_ANNOTATION: "fake"}, topology)
         body["metadata"]["labels"][OWNER_LABEL] = self.tag
         if trial:
@@ -377,10 +381,11 @@ class Autoscaler:
         self.sizes[pool.name] -= 1
         self.nodes.remove(node)
 
-    def topology_for(self, node: str) -> dict[str, str]:
-        """GCE's physical-topology labels: the first sub-block of the reservation with a free host."""
+    def topology_for(self, node: str, pinned: tuple[str, str] | None = None) -> dict[str, str]:
+        """GCE's physical-topology labels: the sub-block the pool is pinned to, else the first
+        sub-block of the reservation with a free host."""
         for i, (block, sub, free) in enumerate(self.sub_blocks):
-            if free > 0:
+            if free > 0 and pinned in (None, (block, sub)):
                 self.sub_blocks = (*self.sub_blocks[:i], (block, sub, free - 1), *self.sub_blocks[i + 1 :])
                 return {TOPOLOGY_BLOCK: block, TOPOLOGY_SUBBLOCK: sub, TOPOLOGY_HOST: f"host-{node}"}
         return {TOPOLOGY_BLOCK: "block-0", TOPOLOGY_SUBBLOCK: "sub-block-0", TOPOLOGY_HOST: f"host-{node}"}

@@ -142,7 +142,8 @@ class NodePool:
     max_nodes: int  # --total-max-nodes with autoscaling, else initial
     arch: str
     queued: bool = False  # --enable-queued-provisioning: nodes only for a ProvisioningRequest
-    reservation: str = ""  # --reservation (consumed reservation), or ""
+    reservation: str = ""  # --reservation's reservation (consumed), or ""
+    sub_block: tuple[str, str] | None = None  # (block, sub-block) --reservation pins it to
     topology: bool = False  # GCE labels its nodes' physical topology (gce-topology-*)
 
     def node(self, name: str, annotations: dict[str, str], topology: dict[str, str] | None = None) -> dict:
@@ -280,7 +281,7 @@ def pool_from_call(call: Call, pool: str, region: str, cluster_has_cpu_pool: boo
             key_value, _, effect = part.partition(":")
             key, _, value = key_value.partition("=")
             taints.append({"key": key, "value": value, "effect": effect})
-    reservation = call.flag("reservation", "") or ""
+    reservation, sub_block = reservation_of(call.flag("reservation", "") or "")
     capacity, allocatable = resources(vcpu, memory_gb, ephemeral, gpus)
     initial = int(call.flag("num-nodes", str(DEFAULT_NUM_NODES)) or DEFAULT_NUM_NODES)
     autoscaled = call.has("enable-autoscaling")
@@ -296,8 +297,22 @@ def pool_from_call(call: Call, pool: str, region: str, cluster_has_cpu_pool: boo
         arch=arch,
         queued=queued,
         reservation=reservation,
+        sub_block=sub_block,
         topology=has_topology_labels(call, gpu is not None),
     )
+
+
+def reservation_of(flag: str) -> tuple[str, tuple[str, str] | None]:
+    """``[projects/P/reservations/]NAME[/reservationBlocks/B[/reservationSubBlocks/S]]`` (the
+    forms xpk documents, src/xpk/core/reservation.py@367c838): the reservation's name, and the
+    (block, sub-block) a pool's nodes are made in when the path names one."""
+    parts = flag.split("/")
+    if parts[0] == "projects":
+        parts = parts[3:]
+    named = dict(zip(parts[1::2], parts[2::2], strict=False))
+    if "reservationSubBlocks" in named:
+        return parts[0], (named["reservationBlocks"], named["reservationSubBlocks"])
+    return parts[0], None
 
 
 def has_topology_labels(call: Call, accelerator_optimized: bool) -> bool:

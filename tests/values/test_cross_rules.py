@@ -220,6 +220,7 @@ PAIRS = [
         "queue.topology.mode": "required",
         "queue.topology.level": "kubernetes.io/hostname",
     },
+    {"queue.enabled": True, "queue.topology.mode": "preferred"},
     {"cluster.capacity": "flex-start", "job.activeDeadlineSeconds": 604801},
     {"worker.cpu": "23"},
     {

@@ -102,6 +102,8 @@ class ManifestConstruct:
         self.object_keys: list[tuple[str, str]] = []
         # Subtrees the chart keeps in named templates: object key -> {path/in/object: define name}.
         self.includes: dict[str, dict[str, str]] = {}
+        # The chart's condition for an object that exists only when a value holds (Ops.holds).
+        self.conditions: dict[str, str] = {}
 
     def add_object(
         self,
@@ -114,12 +116,16 @@ class ManifestConstruct:
         spec_template: str | None = None,
         shared: dict[str, str] | None = None,
         labels: dict[str, str] | None = None,
+        when: bool | str = True,
         body: dict[str, Any],
     ) -> None:
         """`skips`: the checkov checks this object is exempt from, each with its reason.
         `spec_template`: the chart keeps the spec in `<it>.spec` and its digest in `<it>.digest`
         (Ops.spec_digest); `shared`: {path/in/object: define} for subtrees other objects hold too;
-        `labels`: the object's own, beside the chart's (the chart writes them after its include)."""
+        `labels`: the object's own, beside the chart's (the chart writes them after its include);
+        `when`: whether it exists (Ops.holds), in the chart a condition its template is wrapped in."""
+        if not when:
+            return
         api_version, namespaced = KINDS[kind]
         metadata = {
             "name": name,
@@ -139,6 +145,8 @@ class ManifestConstruct:
                 obj.add_json_patch(cdk8s.JsonPatch.add(f"/{key}", value))
         key = f"{self.construct_id}-{id}"
         self.object_keys.append((key, kind))
+        if isinstance(when, str):
+            self.conditions[key] = when
         includes = dict(shared or {})
         if spec_template:
             includes["spec"] = f"{spec_template}{SPEC_DEFINE}"

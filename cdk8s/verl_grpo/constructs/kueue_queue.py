@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..values.capacity import gpu_selector_labels
 from ..values.derive import DeploySpec
 from ..values.kueue import (
+    ATOMIC_PROVISIONING_CLASS,
     COVERING_QUOTAS,
     GPU_RESOURCE,
     KUEUE_API,
@@ -70,40 +71,18 @@ class KueueQueue(ManifestConstruct):
             name=gpu_flavor,
             body={"spec": {"nodeLabels": labels, **placed}},
         )
+        # The capacity request that precedes admission, on the GPU flavor: with flex-start, GKE's
+        # queued provisioning for the whole gang; with topology placement, an atomic scale-up, so
+        # the nodes (and their sub-block labels) exist when Kueue places the workers.
         checks: dict[str, Any] = {}
         if v.cluster.capacity == "flex-start":
-            provisioning = f"{cq}-flex-start"
-            self.add_object(
-                "provisioning-config",
-                kind="ProvisioningRequestConfig",
-                name=provisioning,
-                body={
-                    "spec": {
-                        "provisioningClassName": QUEUED_PROVISIONING_CLASS,
-                        "managedResources": [GPU_RESOURCE],
-                    }
-                },
+            checks = self._provisioning_check("", f"{cq}-flex-start", QUEUED_PROVISIONING_CLASS, gpu_flavor)
+        else:
+            placing = spec.ops.holds(q.topology.mode, "none", negate=True)
+            strategy = self._provisioning_check(
+                "atomic-", f"{cq}-atomic", ATOMIC_PROVISIONING_CLASS, gpu_flavor, when=placing
             )
-            self.add_object(
-                "admission-check",
-                kind="AdmissionCheck",
-                name=provisioning,
-                body={
-                    "spec": {
-                        "controllerName": PROVISIONING_CONTROLLER,
-                        "parameters": {
-                            "apiGroup": KUEUE_API.split("/")[0],
-                            "kind": "ProvisioningRequestConfig",
-                            "name": provisioning,
-                        },
-                    }
-                },
-            )
-            checks = {
-                "admissionChecksStrategy": {
-                    "admissionChecks": [{"name": provisioning, "onFlavors": [gpu_flavor]}]
-                }
-            }
+            checks = spec.ops.fields_if(q.topology.mode, "none", strategy, negate=True)
         covered = [*COVERING_QUOTAS, GPU_RESOURCE]
 
         def quotas(gpus: object) -> list[dict[str, object]]:
@@ -135,3 +114,33 @@ class KueueQueue(ManifestConstruct):
                 }
             },
         )
+
+    def _provisioning_check(
+        self, key: str, name: str, provisioning_class: str, gpu_flavor: str, when: bool | str = True
+    ) -> dict[str, Any]:
+        """A ProvisioningRequest admission check of the class on the GPU flavor; the ClusterQueue's
+        field that runs it."""
+        self.add_object(
+            f"{key}provisioning-config",
+            kind="ProvisioningRequestConfig",
+            name=name,
+            when=when,
+            body={"spec": {"provisioningClassName": provisioning_class, "managedResources": [GPU_RESOURCE]}},
+        )
+        self.add_object(
+            f"{key}admission-check",
+            kind="AdmissionCheck",
+            name=name,
+            when=when,
+            body={
+                "spec": {
+                    "controllerName": PROVISIONING_CONTROLLER,
+                    "parameters": {
+                        "apiGroup": KUEUE_API.split("/")[0],
+                        "kind": "ProvisioningRequestConfig",
+                        "name": name,
+                    },
+                }
+            },
+        )
+        return {"admissionChecksStrategy": {"admissionChecks": [{"name": name, "onFlavors": [gpu_flavor]}]}}

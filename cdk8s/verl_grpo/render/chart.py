@@ -72,6 +72,7 @@ def templates() -> dict[str, str]:
 
     rendered = record(specs)  # no jsii: one rendering per variant (64)
     per_key: dict[str, dict[Combo, Any]] = {}
+    conditions: dict[str, str] = {}  # object key -> the condition its template is wrapped in
     defines: dict[str, dict[Combo, Any]] = {}  # named template -> its subtree per combo
     for i, combo in enumerate(combos(dims)):
         name = f"variant-{i}"
@@ -98,6 +99,8 @@ def templates() -> dict[str, str]:
                 defines.setdefault(define, {})[combo] = parent[last]
                 parent[last] = f"{INCLUDE}{define}"
             per_key.setdefault(obj.key, {})[combo] = tree
+            if obj.condition:
+                conditions[obj.key] = obj.condition
     facts = Facts(dims)
     # Only the objects that hold a define's subtree include it: a define has no guard of its own.
     merged = {define: merge(trees, dims, facts) for define, trees in defines.items()}
@@ -112,7 +115,10 @@ def templates() -> dict[str, str]:
                 for k, b in bodies.items()
                 if k not in keys[1:]
             }
-    files = {f"templates/{key}.yaml": RULES_INCLUDE + gated(key, body) for key, body in bodies.items()}
+    files = {
+        f"templates/{key}.yaml": RULES_INCLUDE + gated(key, body, conditions.get(key))
+        for key, body in bodies.items()
+    }
     files["templates/_rules.tpl"] = rules_template()
     for define, tree in merged.items():
         template = define.removesuffix(SPEC_DEFINE)
@@ -281,8 +287,11 @@ def shared_define(define: str, body: str, why: str = SHARED) -> str:
     return f'{{{{- /* {why} */}}}}\n{{{{- define "{define}" }}}}\n{body.rstrip()}\n{{{{- end }}}}\n'
 
 
-def gated(key: str, template: str) -> str:
-    """Wrap the template of an object that exists only when its switch is on."""
+def gated(key: str, template: str, condition: str | None = None) -> str:
+    """Wrap the template of an object that exists only when its switch is on, and only when its
+    condition (Ops.holds) holds."""
+    if condition:
+        template = f"{{{{- if {condition} }}}}\n{template}{{{{- end }}}}\n"
     for switch, prefix in OBJECT_GATES.items():
         if key.startswith(prefix):
             return f"{{{{- if .Values.{switch} }}}}\n{template}{{{{- end }}}}\n"

@@ -402,6 +402,34 @@ def _queue_rules() -> tuple[CrossRule, ...]:
             ),
             each_group=True,
         ),
+        # Kueue places a pod set only on nodes that carry every level's label: a node without them
+        # is in no domain of the Topology (pkg/cache/tas_flavor_snapshot.go addNode@v0.19.2). GCE
+        # labels a node's physical topology (gce-topology-block/-subblock/-host) only on densely
+        # deployed capacity, "obtained through reservations"; Spot and flex-start VMs are "less
+        # likely to be allocated close together" and on-demand ones need COMPACT placement, which
+        # the kit does not create ("Topology of GKE nodes on A4 and A3 Ultra VMs",
+        # https://cloud.google.com/ai-hypercomputer/docs/workloads/schedule-gke-workloads-tas;
+        # xpk src/xpk/commands/common.py@367c838). The twin labels nodes the same way.
+        CrossRule(
+            "topology-needs-reservation",
+            "queue.topology.mode",
+            op(
+                "and",
+                queued,
+                op("ne", V("Values.queue.topology.mode"), "none"),
+                op("ne", GROUP_CAPACITY, "reservation"),
+            ),
+            (
+                "'",
+                V("Values.queue.topology.mode"),
+                "' places workers by GCE's topology labels, which only reservation nodes carry, but group '",
+                G("name"),
+                "' uses capacity '",
+                GROUP_CAPACITY,
+                "': Kueue would find no domain; use a reservation or queue.topology.mode 'none'",
+            ),
+            each_group=True,
+        ),
         # queue.createObjects renders one GPU flavor, shared by every group, and the flex-start
         # admission check only for cluster.capacity flex-start, on that flavor: a ProvisioningRequest
         # holds every pod set of the flavor (constructs/kueue_queue.py), so other groups' nodes would

@@ -42,6 +42,15 @@ PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 # GKE's ProvisioningRequest class for flex-start with queued provisioning
 # (https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest).
 QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
+# Topology-aware placement on pools that start at zero: Kueue places a workload by the nodes that
+# exist, so it first asks for them through the provisioning admission check ("the topology
+# assignment is calculated taking into account any newly provisioned nodes",
+# site/content/en/docs/concepts/topology_aware_scheduling.md@v0.19.2). cluster-autoscaler's
+# best-effort-atomic class makes all of a request's nodes or none, then holds them for the
+# admitted pods for 10 minutes (cluster-autoscaler/FAQ.md "ProvisioningRequest", supported from
+# 1.30.2; kubernetes/autoscaler@55c37cd). GKE documents queued-provisioning.gke.io; no GKE page
+# found names this community class (the twin's autoscaler plays it: tests/twin/autoscaler.py).
+ATOMIC_PROVISIONING_CLASS = "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
 # Also the ProvisioningRequestConfig's managedResources (constructs/kueue_queue.py): "If not empty,
 # the ProvisioningRequest will contain only the podsets that are requesting at least one of them"
 # (apis/kueue/v1beta2/provisioningrequestconfig_types.go@v0.19.2 ManagedResources).

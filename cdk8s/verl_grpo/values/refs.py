@@ -156,6 +156,12 @@ class Ops:
         """`fields` when the boolean leaf is true, else none of them."""
         return dict(fields) if flag else {}
 
+    def holds(self, leaf: object, equals: str, negate: bool = False) -> bool | str:
+        """Whether the leaf is `equals` (is not, with `negate`): an object's existence decided by a
+        value that is not a variant key. Marker mode: the chart's condition (a truthy string, which
+        `ManifestConstruct.add_object(when=...)` wraps the object's template in)."""
+        return (leaf == equals) != negate
+
     def prefixed(self, leaf: object, prefix: str) -> str:
         """`prefix` then the string leaf when it is set, else nothing (an optional suffix)."""
         return f"{prefix}{leaf}" if leaf else ""
@@ -217,6 +223,11 @@ class MarkerOps(Ops):
         assert expr is not None, f"fields_if needs a marker leaf, got {leaf!r}"
         condition = f"{'ne' if negate else 'eq'} {expr.go} {json.dumps(equals)}"
         return {self.table.gate(condition, key): value for key, value in fields.items()}
+
+    def holds(self, leaf: object, equals: str, negate: bool = False) -> bool | str:
+        expr = self.table.lookup(leaf)  # type: ignore[arg-type]
+        assert expr is not None, f"holds needs a marker leaf, got {leaf!r}"
+        return f"{'ne' if negate else 'eq'} {expr.go} {json.dumps(equals)}"
 
     def prefixed(self, leaf: object, prefix: str) -> str:
         expr = self.table.lookup(leaf)  # type: ignore[arg-type]

@@ -156,6 +156,11 @@
 {{- fail (print "queue.topology.level: " "'kubernetes.io/hostname' names one node, but queue.topology.mode 'required' puts all " ($group.replicas | default "") " workers of group '" ($group.name | default "") "' under one value of it: Kueue would never admit the run (choose a GCE block or sub-block)" " [topology-level-holds-workers]") }}
 {{- end }}
 {{- end }}
+{{- range $group := .Values.workerGroups }}
+{{- if (and $.Values.queue.enabled (ne $.Values.queue.topology.mode "none") (ne (($group.capacity | default "") | default $.Values.cluster.capacity) "reservation")) }}
+{{- fail (print "queue.topology.mode: " "'" $.Values.queue.topology.mode "' places workers by GCE's topology labels, which only reservation nodes carry, but group '" ($group.name | default "") "' uses capacity '" (($group.capacity | default "") | default $.Values.cluster.capacity) "': Kueue would find no domain; use a reservation or queue.topology.mode 'none'" " [topology-needs-reservation]") }}
+{{- end }}
+{{- end }}
 {{- if (and .Values.queue.enabled .Values.queue.createObjects (contains "|flex-start|" (include "verl-grpo.groupCapacities" .)) (not (eq (include "verl-grpo.oneCapacity" .) "true"))) }}
 {{- fail (print "queue.createObjects: " "renders one GPU flavor for every group, and GKE's queued provisioning for all of them when cluster.capacity is flex-start: flex-start groups cannot be mixed with others (cluster.capacity '" .Values.cluster.capacity "'); set cluster.capacity flex-start for every group, or give the platform's ClusterQueue a flavor and admission check of its own for them (createObjects: false)" " [queue-objects-flex-start-alone]") }}
 {{- end }}
