@@ -15,11 +15,13 @@ DIST_VALUES = Path(__file__).resolve().parent / "dist-bucket.yaml"
 
 @pytest.fixture(scope="session")
 def shipped():
-    """Every shipped profile rendered once, in this session's one cdk8s process."""
+    """Every shipped profile rendered once, in this session's one cdk8s process, as dist/ has it
+    (the placeholder bucket, and on A4X the placeholder multi-arch image)."""
     from verl_grpo.pipeline import Request, synthesize
     from verl_grpo.profiles import shipped_profiles
+    from verl_grpo.render.dist import dist_layer
 
-    return synthesize([Request(p.name, p.layer(), (DIST_VALUES,)) for p in shipped_profiles()])
+    return synthesize([Request(p.name, dist_layer(p)) for p in shipped_profiles()])
 
 
 def oracle_python(version: str) -> Path:
@@ -53,9 +55,9 @@ def pods(rendering):
 def render_one(*sets: str, profile: str = "b200-standard", files=()):
     from verl_grpo.pipeline import Request, synthesize
     from verl_grpo.profiles import find_profile
+    from verl_grpo.render.dist import dist_layer
 
-    layers = (DIST_VALUES, *files)
-    return synthesize([Request(profile, find_profile(profile).layer(), layers, sets)])[profile]
+    return synthesize([Request(profile, dist_layer(find_profile(profile)), files, sets)])[profile]
 
 
 def tree(path: Path) -> dict[str, bytes]:

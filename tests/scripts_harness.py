@@ -25,6 +25,15 @@ GOLDEN_SETUP: dict[str, tuple[dict[str, str], list[str]]] = {
         ["compute reservations a4x-reservation"],
     )
 }
+# What an arm64 run adds to the user's values: their multi-arch image (rule image-carries-arch).
+ARM64_IMAGE = REPO / "tests" / "fakes" / "my-arm64-image.yaml"
+
+
+def profile_values(profile: str) -> tuple[str, ...]:
+    """The values a user's run of the profile needs beyond a bucket: A4X's image."""
+    return ("-f", str(ARM64_IMAGE)) if profile.startswith("a4x") else ()
+
+
 READ_ONLY = {
     "describe",
     "get",
@@ -137,7 +146,7 @@ def recorded_up(profile: str, workdir: Path) -> str:
     env, existing = GOLDEN_SETUP.get(profile, ({}, []))
     if existing:
         already_there(state, existing)
-    done = run_script("up.sh", script_env(state, data, PROFILE=profile, **env))
+    done = run_script("up.sh", script_env(state, data, PROFILE=profile, **env), *profile_values(profile))
     assert done.returncode == 0, done.stderr
     return normalized(calls(state), data)
 

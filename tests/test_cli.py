@@ -21,6 +21,7 @@ from verl_grpo.profiles import shipped_profiles
 from verl_grpo.render import atomic
 
 from .conftest import DIST_VALUES, REPO, tree
+from .scripts_harness import ARM64_IMAGE
 
 FUZZ_CASES = int(os.environ.get("FUZZ_CASES", "150"))
 
@@ -228,7 +229,7 @@ def slow(self, *a, **k):
 Path.write_text = slow
 from verl_grpo.cli import main
 FOUR = "workerGroups[0].name=gpu-group,workerGroups[0].replicas=4"
-sys.exit(main(["synth", "-f", sys.argv[3], "-o", sys.argv[1], "--set", FOUR]))
+sys.exit(main(["synth", "-f", sys.argv[3], "-f", sys.argv[4], "-o", sys.argv[1], "--set", FOUR]))
 """
 
 
@@ -238,7 +239,8 @@ def test_a_killed_run_leaves_previous_output(generated, tmp_path, at_file):
     shutil.copytree(generated / "dist", out)
     before = tree(out)
     proc = subprocess.Popen(
-        [sys.executable, "-c", KILLER, str(out), str(at_file), str(DIST_VALUES)],
+        # every profile: A4X's needs a multi-arch image (rule image-carries-arch)
+        [sys.executable, "-c", KILLER, str(out), str(at_file), str(DIST_VALUES), str(ARM64_IMAGE)],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -19,6 +19,7 @@ from .scripts_harness import (
     already_there,
     calls,
     mutating,
+    profile_values,
     recorded_up,
     run_script,
     script_env,
@@ -105,9 +106,9 @@ def test_down_removes_everything_up_created(tmp_path):
         state_dir = tmp_path / profile / "state"
         already_there(state_dir, existing)
         env = script_env(state_dir, tmp_path / profile / "data", PROFILE=profile, **extra)
-        up = run_script("up.sh", env)
+        up = run_script("up.sh", env, *profile_values(profile))
         assert up.returncode == 0, up.stderr
-        done = run_script("down.sh", env, "--yes")
+        done = run_script("down.sh", env, *profile_values(profile), "--yes")
         assert done.returncode == 0, done.stderr
         state = json.loads((state_dir / "state.json").read_text())
         assert state["resources"] == existing and state["iam"] == []
@@ -460,7 +461,14 @@ def test_without_credentials_nothing_runs(tmp_path, script):
 def env_settings() -> set[str]:
     """What `verl-grpo env` prints: settings from the values, not the user's environment."""
     done = subprocess.run(
-        [str(REPO / ".venv" / "bin" / "verl-grpo"), "env", "--set", "storage.bucket=b-1"],
+        [
+            str(REPO / ".venv" / "bin" / "verl-grpo"),
+            "env",
+            "--profile",
+            "h200-standard",
+            "--set",
+            "storage.bucket=b-1",
+        ],
         capture_output=True,
         text=True,
         check=True,

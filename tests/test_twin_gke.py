@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from verl_grpo.values.machines import GIB, allocatable_ephemeral_bytes, cpu_machines, gpu_profiles
+from verl_grpo.values.machines import (
+    GIB,
+    allocatable_ephemeral_bytes,
+    cpu_machines,
+    gpu_profiles,
+    local_ssd_ephemeral,
+)
 
 from .twin.cloud import provision
 from .twin.gke import (
@@ -17,7 +23,6 @@ from .twin.gke import (
     SPOT,
     Call,
     autopilot_pool,
-    local_ssd_ephemeral,
     pool_from_call,
 )
 

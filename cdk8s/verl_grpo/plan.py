@@ -9,9 +9,9 @@ from . import gpu_memory
 from .preflight import model_billions
 from .problems import PLAN, Problem
 from .values.capacity import CAPACITIES
-from .values.derive import DeploySpec, group_spec
+from .values.derive import DeploySpec, gpu_node, group_spec
 from .values.kueue import FLEX_START_MAX_SECONDS
-from .values.machines import GIB, GpuProfile, allocatable_cpu, allocatable_memory_gib, gpu_profiles
+from .values.machines import GIB, GpuProfile, gpu_profiles
 from .values.model import Values
 from .values.node_fit import GPU_NODE_DAEMONSETS, Amounts, amounts, cpu_pool
 from .values.quantity import parse_quantity
@@ -120,7 +120,6 @@ def make_plan(
         longer = f"the run's {run['hours']:g} h exceed the {max_hours:g} h a flex-start VM runs"
         warnings.append(Problem("warning", PLAN, "cluster.capacity", longer))
     warnings += memory_problems(spec, est)
-    warnings += arch_problems(spec)
     guarded = security(spec)
     return Plan(
         {
@@ -218,24 +217,6 @@ def rdma(spec: DeploySpec) -> str:
     if spec.gpu.imex:
         how += "; an IMEX channel of the run's ComputeDomain (NVIDIA DRA driver) for multi-node NVLink"
     return how
-
-
-def arch_problems(spec: DeploySpec) -> list[Problem]:
-    """Arm GPU nodes (A4X) run the workers' image as arm64, the Ray head on the CPU pool as amd64.
-    verl publishes no GB200/aarch64 image ("Pre-built images for GB200 (aarch64) are not yet
-    published": verl-project/verl docker/README.md@1dda039b, 2026-08-22); an x86-only image fails
-    on the node with "exec format error" (https://cloud.google.com/kubernetes-engine/docs/add-on/
-    ray-on-gke/how-to/ray-a4x, Troubleshoot)."""
-    from .constructs.base import image
-
-    if spec.gpu.arch == "amd64":
-        return []
-    text = (
-        f"{spec.gpu.name} nodes are {spec.gpu.arch}: {image(spec)} must be a multi-arch image with an "
-        f"{spec.gpu.arch} build (the Ray head runs it on the CPU pool's amd64 nodes); verl publishes "
-        "none for GB200 yet: build docker/Dockerfile.stable.vllm on an aarch64 machine"
-    )
-    return [Problem("warning", PLAN, "image.repository", text)]
 
 
 def scheduling(v: Values, capacities: list[str]) -> str:
@@ -528,8 +509,9 @@ def pod_rows(spec: DeploySpec) -> list[dict[str, Any]]:
         on = [g for g in views if g.values.gpu.type == machine]
         group = group_spec(spec, on[0].values)
         gpu, d = group.gpu, group.derived
-        gpu_node = Amounts(allocatable_cpu(gpu.vcpu), allocatable_memory_gib(gpu.memory_gb) * GIB, 0)
-        worker = amounts(d.worker_cpu, d.worker_memory, v.worker.ephemeral_storage) + pod_sidecars(group)
-        rows.append(_row(f"worker x{sum(g.replicas for g in on)}", gpu.machine_type, worker, gpu_node))
-        rows.append(_row("GKE DaemonSets (bound)", gpu.machine_type, GPU_NODE_DAEMONSETS, gpu_node))
+        node = gpu_node(gpu)
+        worker = amounts(d.worker_cpu, d.worker_memory, d.worker_ephemeral_storage)
+        worker += pod_sidecars(group, gpu=True)
+        rows.append(_row(f"worker x{sum(g.replicas for g in on)}", gpu.machine_type, worker, node))
+        rows.append(_row("GKE DaemonSets (bound)", gpu.machine_type, GPU_NODE_DAEMONSETS, node))
     return rows

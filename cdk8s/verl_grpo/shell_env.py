@@ -13,7 +13,7 @@ from .profiles import Profile
 from .values.capacity import pool_flags
 from .values.derive import DeploySpec
 from .values.gke_versions import floor
-from .values.machines import GpuProfile, gpu_profiles
+from .values.machines import GPU_BOOT_DISK_GB, GpuProfile, gpu_profiles
 from .values.model import SUB_BLOCK_LEVEL, Values
 from .values.networks import DRANET_POOL_FLAGS, nic_networks
 from .values.pins import VERL_COMMIT, rdma_installer
@@ -58,10 +58,11 @@ def group_pool_flags(view: GroupView, dranet: bool) -> str:
             # The machine's bundled Local SSDs as the node's ephemeral storage (the workers' model,
             # image and file cache live there), as Google's blueprints attach them (cluster-toolkit
             # modules/compute/gke-node-pool/disk_definitions.tf, data/gpus localSsds). Without it a
-            # node offers its 100 GB boot disk's share. count=0: "for Gen3 machines which dictate a
+            # node offers its 100 GB boot disk's share; a machine without them gets a larger boot
+            # disk (machines.GPU_BOOT_DISK_GB). count=0: "for Gen3 machines which dictate a
             # specific number of local ssds, zero ... means to use the default number of local ssds
             # that goes with that machine type" (GKE API EphemeralStorageLocalSsdConfig.local_ssd_count).
-            *([LOCAL_SSD_FLAG] if gpu.local_ssds else []),
+            *([LOCAL_SSD_FLAG] if gpu.local_ssds else [f"--disk-size={GPU_BOOT_DISK_GB}"]),
             *pool_flags(view.values, view.replicas),
             *(DRANET_POOL_FLAGS if dranet else ()),
             *([f"--disk-type={gpu.boot_disk_type}"] if gpu.boot_disk_type else []),

@@ -27,8 +27,28 @@ def test_volumes_are_bound_explicitly_and_retained(shipped):
 def test_mount_options_are_coherent(options):
     if "metadata-cache:ttl-secs:0" in options:
         assert not any("cache-max-size-mb:-1" in o for o in options)
-    if "file-cache:enable-parallel-downloads:true" in options:
-        assert any(o.startswith("file-cache:max-size-mb:") for o in options)
+    # The file cache is sized by the PV's fileCacheCapacity, never unbounded by an option.
+    assert not any(o.startswith("file-cache:max-size-mb:") for o in options)
+
+
+def test_the_file_cache_is_bounded_and_the_gpu_pods_sidecar_holds_it(shipped):
+    """The data volume's cache has a capacity, and on GPU pods (which read the model through it)
+    the FUSE sidecar's ephemeral limit sits above it; CPU pods keep the mode's limit."""
+    for name, r in shipped.items():
+        (data,) = [
+            p
+            for p in objects_of_kind(r, "PersistentVolume")
+            if p["spec"]["csi"]["volumeHandle"].endswith(":data")
+        ]
+        attributes = data["spec"]["csi"]["volumeAttributes"]
+        assert "file-cache:enable-parallel-downloads:true" in data["spec"]["mountOptions"]
+        cache = parse_quantity(attributes["fileCacheCapacity"])
+        assert cache == parse_quantity("100Gi"), name
+        by_name = dict(pods(r))
+        gpu_limit = by_name["gpu-group"]["metadata"]["annotations"]["gke-gcsfuse/ephemeral-storage-limit"]
+        assert parse_quantity(gpu_limit) == cache + parse_quantity("5Gi"), name
+        head_limit = by_name["head"]["metadata"]["annotations"]["gke-gcsfuse/ephemeral-storage-limit"]
+        assert head_limit == ("200Gi" if "autopilot" in name else "0"), name
 
 
 def test_data_is_read_only_and_checkpoints_writable(shipped):

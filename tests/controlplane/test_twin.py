@@ -20,7 +20,7 @@ import yaml
 from verl_grpo.values.worker_groups import pool_name
 
 from ..kuberay_submitter import run_recorded
-from ..scripts_harness import MY_VALUES
+from ..scripts_harness import MY_VALUES, profile_values
 from ..twin.autoscaler import NOT_TRIGGERED, PROBE_LABEL, TRIGGERED, Autoscaler
 from ..twin.cloud import Cloud, provision
 from ..twin.dra import A4X, CHANNEL_DRIVER, FAKE_DRANET_DRIVER, channel_template, device_classes, drivers
@@ -61,7 +61,8 @@ class Flow:
 
     @property
     def values_args(self) -> list[str]:
-        return ["-f", str(MY_VALUES), *(a for s in self.sets for a in ("--set", s))]
+        sets = (a for s in self.sets for a in ("--set", s))
+        return ["-f", str(MY_VALUES), *profile_values(self.profile), *sets]
 
 
 PROFILES = sorted(p.parent.name for p in (OVERLAYS.parent / "dist").glob("*/kustomization.yaml"))

@@ -22,9 +22,17 @@ def dist_objects(profile: str) -> list[dict]:
 
 @pytest.mark.parametrize("profile", shipped_profiles(), ids=lambda p: p.name)
 @pytest.mark.parametrize("helm", HELMS)
-def test_helm_kustomize_and_dist_agree(profile, helm):
+def test_helm_kustomize_and_dist_agree(profile, helm, tmp_path):
+    import yaml
+
+    from verl_grpo.render.dist import dist_layer
+
     expected = by_identity(dist_objects(profile.name))
-    rendered = by_identity(helm_template("-f", str(REPO / profile.overlay_dir / "values.yaml"), helm=helm))
+    # dist/'s placeholder image on arm64 machines (render/dist.py DIST_IMAGE), as a user's -f.
+    image = tmp_path / "image.yaml"
+    image.write_text(yaml.safe_dump({"image": dist_layer(profile).get("image", {})}))
+    overlay = str(REPO / profile.overlay_dir / "values.yaml")
+    rendered = by_identity(helm_template("-f", overlay, "-f", str(image), helm=helm))
     assert rendered == expected
     if helm == "helm":
         assert by_identity(kustomize(REPO / profile.overlay_dir)) == expected

@@ -30,7 +30,7 @@ DRAWS = int(os.environ.get("PARITY_DRAWS", "200"))
 PLAUSIBLE = {
     "worker.cpu": ["", "24", "100", "200", "150500m"],
     "worker.memory": ["", "512Gi", "2000Gi", "1T", "900000Mi"],
-    "worker.ephemeralStorage": ["1000Gi", "1T", "50Gi"],
+    "worker.ephemeralStorage": ["", "1000Gi", "1T", "50Gi"],
     "head.cpu": ["4", "8", "12", "12500m"],
     "head.memory": ["16Gi", "40Gi", "48G"],
     "head.ephemeralStorage": ["10Gi", "50Gi"],
@@ -39,6 +39,7 @@ PLAUSIBLE = {
     "storage.sidecar.cpuLimit": ["", "2", "500m"],
     "storage.sidecar.memoryLimit": ["", "8Gi", "100M"],
     "storage.sidecar.ephemeralStorageLimit": ["", "20Gi"],
+    "storage.fileCacheCapacity": ["100Gi", "10Gi", "1T"],
     "training.tensorParallelSize": [1, 2, 4, 8],
     # Random paths mostly collide with each other or with the GPU stack's mounts.
     "storage.mountPath": ["/data", "/mnt/bucket", "/workspace/data"],
@@ -161,6 +162,12 @@ def repair(values: dict) -> dict:
     if any(sidecar.values()):
         worker["cpu"] = worker["cpu"] or "100"
         worker["memory"] = worker["memory"] or "512Gi"
+    # The sidecar's ephemeral limit holds the file cache (sidecar-holds-file-cache), and a larger
+    # cache leaves the derived worker request no room (worker-fits-node).
+    storage = values["storage"]
+    if sidecar["ephemeralStorageLimit"] or storage["fileCacheCapacity"] == "1T":
+        storage["fileCacheCapacity"] = "10Gi" if sidecar["ephemeralStorageLimit"] else "1T"
+        worker["ephemeralStorage"] = worker["ephemeralStorage"] or "1000Gi"
     if gpu.vcpu < 200 and worker["cpu"] in ("200", "150500m"):  # A4X: 140 vCPUs, 884 GB
         worker["cpu"] = "100"
     if gpu.memory_gb < 1000 and worker["memory"] in ("2000Gi", "1T", "900000Mi"):
@@ -176,6 +183,9 @@ def repair(values: dict) -> dict:
     # Kueue: the queue's settings need the queue; a queued RayJob shuts its cluster down; the
     # quota holds the run; a flex-start VM lasts 7 days (the queue rules, values/cross_rules.py).
     q = values["queue"]
+    # GCE labels topology only on reserved nodes (topology-needs-reservation).
+    if capacities != {"reservation"}:
+        q["topology"]["mode"] = "none"
     if q["topology"]["mode"] != "none" or q["createObjects"]:
         q["enabled"] = True
     if q["enabled"] and not job["shutdownAfterJobFinishes"]:

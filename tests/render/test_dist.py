@@ -6,19 +6,35 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from verl_grpo.cli import main
 from verl_grpo.render import atomic
+from verl_grpo.yaml_io import dump
 
 from ..conftest import DIST_VALUES, REPO, tree
+from ..scripts_harness import ARM64_IMAGE
+
+
+def synth_as_dist(out: Path) -> None:
+    """`synth --profile P` of every shipped profile with dist/'s values (render/dist.py
+    dist_layer: the placeholder bucket, and on A4X the placeholder multi-arch image) into out/P."""
+    from verl_grpo.profiles import shipped_profiles
+    from verl_grpo.render.dist import dist_layer
+
+    for profile in shipped_profiles():
+        image = out.parent / f"{profile.name}-image.yaml"
+        image.write_text(dump({"image": dist_layer(profile).get("image", {})}))
+        args = ["synth", "--profile", profile.name, "-f", str(DIST_VALUES), "-f", str(image)]
+        assert main([*args, "-o", str(out)]) == 0
 
 
 @pytest.fixture(scope="module")
 def fresh(tmp_path_factory):
     out = tmp_path_factory.mktemp("fresh") / "dist"
-    assert main(["synth", "-f", str(DIST_VALUES), "-o", str(out)]) == 0
+    synth_as_dist(out)
     return out
 
 
@@ -51,7 +67,7 @@ def test_generate_writes_what_cdk8s_synthesizes_without_starting_jsii(fresh, tmp
 
 def test_output_is_byte_identical_across_runs(fresh, tmp_path):
     again = tmp_path / "dist"
-    assert main(["synth", "-f", str(DIST_VALUES), "-o", str(again)]) == 0
+    synth_as_dist(again)
     assert tree(again) == tree(fresh)
 
 
@@ -81,7 +97,8 @@ def test_bad_input_exits_1_with_one_line_and_writes_nothing(fresh, tmp_path, cap
     out = tmp_path / "dist"
     shutil.copytree(fresh, out)
     before = tree(out)
-    assert main(["synth", "-f", str(DIST_VALUES), "-o", str(out), *args]) == 1
+    # every profile, A4X with a multi-arch image: each refusal is the bad input's own
+    assert main(["synth", "-f", str(DIST_VALUES), "-f", str(ARM64_IMAGE), "-o", str(out), *args]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err and all(line.startswith("error: ") for line in err)
     assert tree(out) == before

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..scripts_harness import GOLDEN_SETUP, already_there, calls, run_script, script_env
+from ..scripts_harness import GOLDEN_SETUP, already_there, calls, profile_values, run_script, script_env
 from .gke import Cluster, cluster_from_calls
 
 
@@ -29,7 +29,8 @@ def provision(profile: str, workdir: Path, *values_args: str, env: dict[str, str
     needs_reservation = any("reservation" in a for a in values_args)
     existing = [*existing, *(["compute reservations r1"] if needs_reservation else [])]
     already_there(state, existing)
-    done = run_script("up.sh", script_env(state, data, PROFILE=profile, **extra), *values_args)
+    args = (*profile_values(profile), *values_args)
+    done = run_script("up.sh", script_env(state, data, PROFILE=profile, **extra), *args)
     assert done.returncode == 0, f"up.sh {' '.join(values_args)}:\n{done.stderr}"
     recorded = calls(state)
     rows = [row.split("/") for row in extra.get("FAKE_SUB_BLOCKS", "").split()]

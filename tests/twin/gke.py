@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from verl_grpo.values.machines import (
-    GIB,
+    DEFAULT_BOOT_DISK_GB,
     allocatable_cpu,
     allocatable_ephemeral_bytes,
     allocatable_memory_gib,
     cpu_machines,
     gpu_profiles,
+    local_ssd_ephemeral,
 )
 from verl_grpo.values.quantity import parse_quantity
 
@@ -46,7 +47,6 @@ TOPOLOGY_HOST = "cloud.google.com/gce-topology-host"
 # balanced Persistent Disks"; cluster-autoscaler cloudprovider/gce/gce_price_model.go
 # DefaultBootDiskSizeGB = 100), three nodes per zone (gcloud container clusters create --num-nodes),
 # e2-medium for a cluster's default pool (gcloud container clusters create --machine-type).
-DEFAULT_DISK_GB = 100
 DEFAULT_DISK_TYPE = "pd-balanced"
 DEFAULT_NUM_NODES = 3
 # GKE's default maximum Pods per node on Standard
@@ -62,7 +62,6 @@ NODE_INFO_FIELDS = (
     "kubeletVersion",
     "kubeProxyVersion",
 )
-LOCAL_SSD_GIB = 375  # each Local SSD disk (https://cloud.google.com/compute/docs/disks/local-ssd)
 
 
 # --- the recorded calls ---------------------------------------------------------------------------
@@ -100,25 +99,6 @@ def key_values(text: str) -> dict[str, str]:
 
 
 # --- what GKE leaves allocatable ------------------------------------------------------------------
-
-
-def local_ssd_ephemeral(count: int) -> tuple[int, int]:
-    """Capacity and allocatable ephemeral storage on ``count`` Local SSDs (bytes).
-
-    Capacity: the disks less the filesystem's overhead as cluster-autoscaler measured it on GKE's
-    COS nodes (cloudprovider/gce/gce_reserved.go@cluster-autoscaler-1.36.1
-    ephemeralStorageOnLocalSSDFilesystemOverheadInKiBByOSAndDiskCount; counts above 16 take the
-    24-disk figure, as EphemeralStorageOnLocalSSDFilesystemOverheadInBytes does). Allocatable: that
-    less the kubelet's 10% nodefs eviction threshold (same file,
-    defaultKubeletEvictionHardEphemeralStorageRatio) and GKE's system reservation for Local-SSD
-    ephemeral storage, 100 GiB from three disks up (GKE "Plan node sizes", Local SSD-backed
-    ephemeral storage: 50 GiB for one disk, 75 GiB for two)."""
-    overhead_kib = {1: 7289472, 2: 13725224, 3: 20031312, 4: 26332924, 5: 32634536, 6: 38946604}
-    overhead_kib |= {7: 45254008, 8: 51556096, 16: 52837800, 24: 78686620}
-    measured = count if count <= 8 else (16 if count <= 16 else 24)
-    capacity = count * LOCAL_SSD_GIB * GIB - overhead_kib[measured] * 1024
-    reserved = {1: 50, 2: 75}.get(count, 100) * GIB
-    return capacity, math.floor(capacity - 0.1 * capacity - reserved)
 
 
 def cpu_millis(cores: float) -> str:
@@ -245,7 +225,7 @@ def pool_from_call(call: Call, pool: str, region: str, cluster_has_cpu_pool: boo
         ephemeral = local_ssd_ephemeral(count)
         labels[LOCAL_SSD] = "true"  # cluster-autoscaler templates.go EphemeralStorageLocalSsdLabel
     else:
-        ephemeral = boot_disk_ephemeral(int(call.flag("disk-size") or DEFAULT_DISK_GB))
+        ephemeral = boot_disk_ephemeral(int(call.flag("disk-size") or DEFAULT_BOOT_DISK_GB))
     gpus = int(accelerator.get("count", "0"))
     if gpus:
         # https://cloud.google.com/kubernetes-engine/docs/how-to/gpus: nodes labelled with the
@@ -433,7 +413,7 @@ def autopilot_pool(pod: dict[str, Any], region: str) -> NodePool | None:
         float(parse_quantity(c.get("resources", {}).get("requests", {}).get("ephemeral-storage", "0")))
         for c in pod["spec"]["containers"]
     )
-    disk_gb = DEFAULT_DISK_GB
+    disk_gb = DEFAULT_BOOT_DISK_GB
     while allocatable_ephemeral_bytes(disk_gb) < need_disk:
         disk_gb += 10
     flags += [f"--machine-type={machine}", f"--total-max-nodes={10**6}", f"--disk-size={disk_gb}"]

@@ -223,6 +223,11 @@ PAIRS = [
     {"queue.enabled": True, "queue.topology.mode": "preferred"},
     {"cluster.capacity": "flex-start", "job.activeDeadlineSeconds": 604801},
     {"worker.cpu": "23"},
+    # every GPU machine's Local SSDs: 10632Gi, less 20Gi of DaemonSets and 105Gi of FUSE sidecar
+    {"worker.ephemeralStorage": "10507Gi"},
+    {"worker.ephemeralStorage": "10508Gi"},
+    {"storage.fileCacheCapacity": "500Gi"},
+    {"storage.fileCacheCapacity": "500Gi", "worker.ephemeralStorage": "10000Gi"},
     {
         "gpu.type": "a4x",
         "cluster.capacity": "reservation",

@@ -11,7 +11,11 @@ if TYPE_CHECKING:
     from constructs import Construct
 
 # Model, data and verl source change between runs, never during one: cache metadata forever
-# (-1) and read through a parallel-download file cache. A pod may mount before the data-prep Job
+# (-1) and read through a parallel-download file cache, bounded by storage.fileCacheCapacity (the
+# volume attribute fileCacheCapacity, which GKE documents beside file-cache:max-size-mb: GKE's
+# "Optimize Cloud Storage FUSE CSI driver for performance",
+# https://cloud.google.com/kubernetes-engine/docs/how-to/persistent-volumes/cloud-storage-fuse-csi-driver-perf).
+# A pod may mount before the data-prep Job
 # has written everything: "not found" must not be cached (negative-ttl-secs 0; gcsfuse
 # docs/semantics.md: negative entries have their own TTL, default 5 s, from gcsfuse v2.8.0 = GKE
 # 1.32.1-gke.1357001; before it they took the positive TTL, i.e. forever with -1). Listings are
@@ -24,7 +28,6 @@ READ_MOSTLY_OPTIONS = [
     "metadata-cache:negative-ttl-secs:0",
     "metadata-cache:stat-cache-max-size-mb:-1",
     "metadata-cache:type-cache-max-size-mb:-1",
-    "file-cache:max-size-mb:-1",
     "file-cache:cache-file-for-range-read:true",
     "file-cache:enable-parallel-downloads:true",
     "read_ahead_kb=1024",
@@ -64,6 +67,7 @@ class GcsFuseStorage(ManifestConstruct):
             attributes = {"skipCSIBucketAccessCheck": "true"}
             if prefetch:
                 attributes["gcsfuseMetadataPrefetchOnMount"] = "true"
+                attributes["fileCacheCapacity"] = v.file_cache_capacity
             self.add_object(
                 f"pv-{role}",
                 kind="PersistentVolume",
@@ -107,6 +111,11 @@ class GcsFuseStorage(ManifestConstruct):
             "gke-gcsfuse/cpu-limit": d.sidecar_cpu_limit,
             "gke-gcsfuse/memory-limit": d.sidecar_memory_limit,
             "gke-gcsfuse/ephemeral-storage-limit": d.sidecar_ephemeral_storage_limit,
+        }
+        # GPU pods read the model through the file cache: their sidecar's limit sits above it.
+        self.gpu_pod_annotations = {
+            **self.pod_annotations,
+            "gke-gcsfuse/ephemeral-storage-limit": d.gpu_sidecar_ephemeral_storage_limit,
         }
 
     def volumes(self) -> list[dict[str, Any]]:

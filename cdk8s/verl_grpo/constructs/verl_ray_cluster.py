@@ -176,7 +176,7 @@ class VerlRayCluster(ManifestConstruct):
                 "metadata": {
                     "labels": pod_labels(spec.release.name),
                     "annotations": {
-                        **storage.pod_annotations,
+                        **storage.gpu_pod_annotations,
                         **network.pod_annotations,
                         **skip_annotations(WORKER_EXCEPTIONS),
                         **worker_annotations(spec),
@@ -196,7 +196,7 @@ class VerlRayCluster(ManifestConstruct):
                             "imagePullPolicy": v.image.pull_policy,
                             "env": [{"name": "LD_LIBRARY_PATH", "value": LD_LIBRARY_PATH}],
                             "resources": {
-                                **_resources(d.worker_cpu, d.worker_memory, v.worker.ephemeral_storage, gpus),
+                                **_resources(d.worker_cpu, d.worker_memory, d.worker_ephemeral_storage, gpus),
                                 **claims.container_fields(),
                             },
                             "securityContext": WORKER_CONTAINER_SECURITY,

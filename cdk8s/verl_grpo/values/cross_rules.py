@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..verl_check.steps import GSM8K_TRAIN_ROWS
-from .derive import worker_cpu_default, worker_memory_default
+from .derive import worker_cpu_default, worker_ephemeral_default, worker_memory_default
 from .expressions import (
     GROUP_TEMPLATES,
     QUANTITY_TEMPLATE,
@@ -36,17 +36,26 @@ from .expressions import (
 )
 from .kuberay import AUTH_SECRET_SINCE, NAME_MAX, RAY_TOKEN_AUTH_SINCE, SUBMISSION_MODE_SINCE
 from .kueue import FLEX_START_MAX_SECONDS
-from .machines import GIB, GpuProfile, allocatable_cpu, allocatable_memory_gib, gpu_profiles
+from .machines import (
+    GIB,
+    GpuProfile,
+    allocatable_cpu,
+    allocatable_memory_gib,
+    gpu_node_ephemeral_bytes,
+    gpu_profiles,
+)
 from .model import DNS1035, SUB_BLOCK_LEVEL
 from .node_fit import (
     AUTOPILOT_GPU_SIDECAR_CPU_MAX,
     AUTOPILOT_GPU_SIDECAR_MEMORY_MAX,
     FUSE_SIDECAR_DEFAULT_REQUEST,
     GPU_NODE_DAEMONSETS,
+    GPU_SIDECAR_EPHEMERAL_HEADROOM,
     LOG_SHIPPER,
     PREFETCH_SIDECAR,
     SIDECAR_LIMITS,
 )
+from .quantity import parse_quantity
 from .verl_placement import MOST_RAY_CPUS_PER_GPU
 
 
@@ -109,6 +118,7 @@ MODES = tuple(SIDECAR_LIMITS)
 # The machine of the worker group a per-group rule looks at (values/worker_groups.py machine_of).
 GROUP_MACHINE = op("or", G("machine"), GPU)
 GROUP_CAPACITY = op("or", G("capacity"), CAPACITY)
+GROUP_ARCH = Lookup(GROUP_MACHINE, tuple((name, p.arch) for name, p in sorted(gpu_profiles().items())))
 
 
 def _by_gpu(fact, machine: Expr = GPU) -> Lookup:
@@ -140,11 +150,17 @@ class WorkerResource:
 
 
 def _worker_resource(
-    key: str, sidecar_key: str, index: int, unit: str, scale: float, field: str, default, allocatable
+    key: str,
+    sidecar_limit: Expr,
+    unit: str,
+    scale: float,
+    field: str,
+    default,
+    allocatable,
 ) -> WorkerResource:
     defaults = tuple((f"{g}/{m}", default(p, m)) for g, p in GPUS for m in MODES)
     # Each group's pods get their machine's default and must fit its nodes (derive.group_spec).
-    sidecar = op("or", _sidecar_limit(sidecar_key, index), getattr(FUSE_SIDECAR_DEFAULT_REQUEST, field))
+    sidecar = op("or", sidecar_limit, getattr(FUSE_SIDECAR_DEFAULT_REQUEST, field))
     return WorkerResource(
         key,
         unit,
@@ -162,17 +178,41 @@ def _worker_resource(
 
 
 CPU = _worker_resource(
-    "worker.cpu", "cpuLimit", 0, " CPUs", 1, "cpu", worker_cpu_default, lambda p: allocatable_cpu(p.vcpu)
+    "worker.cpu",
+    _sidecar_limit("cpuLimit", 0),
+    " CPUs",
+    1,
+    "cpu",
+    worker_cpu_default,
+    lambda p: allocatable_cpu(p.vcpu),
 )
 MEMORY = _worker_resource(
     "worker.memory",
-    "memoryLimit",
-    1,
+    _sidecar_limit("memoryLimit", 1),
     "Gi",
     GIB,
     "memory",
     worker_memory_default,
     lambda p: allocatable_memory_gib(p.memory_gb) * GIB,
+)
+FILE_CACHE = op("quantity", V("Values.storage.fileCacheCapacity"))
+# A GPU pod's sidecar ephemeral limit (derive.py): the values', else the file cache plus headroom.
+# storage.sidecar.ephemeralStorageLimit as a quantity; 0 when empty (or "0": no limit).
+SIDECAR_EPHEMERAL_SET = op("quantity", op("or", V("Values.storage.sidecar.ephemeralStorageLimit"), "0"))
+GPU_SIDECAR_EPHEMERAL = op(
+    "or",
+    SIDECAR_EPHEMERAL_SET,
+    op("addf", FILE_CACHE, float(parse_quantity(GPU_SIDECAR_EPHEMERAL_HEADROOM))),
+)
+# On a GPU node the Local SSDs, and on Autopilot the GPU pod's ceiling (machines.py cites both).
+EPHEMERAL = _worker_resource(
+    "worker.ephemeralStorage",
+    GPU_SIDECAR_EPHEMERAL,
+    "Gi",
+    GIB,
+    "ephemeral",
+    worker_ephemeral_default,
+    gpu_node_ephemeral_bytes,
 )
 
 
@@ -793,6 +833,29 @@ RULES = (
         ),
         deploy_only=True,
     ),
+    # An image without the node's platform fails on it with "exec format error" (GKE "Ray on A4X",
+    # https://cloud.google.com/kubernetes-engine/docs/add-on/ray-on-gke/how-to/ray-a4x,
+    # Troubleshoot); verl publishes none for arm64 (model.Image.platforms cites it).
+    CrossRule(
+        "image-carries-arch",
+        "image.platforms",
+        op(
+            "not",
+            op("matches", V("Values.image.platforms"), op("concat", "(?m)^linux/", GROUP_ARCH, "$")),
+        ),
+        (
+            "lacks linux/",
+            GROUP_ARCH,
+            ", the platform of the ",
+            GROUP_MACHINE,
+            " nodes group '",
+            G("name"),
+            "' runs on (verl publishes x86 images only): build verl's image for it "
+            "(docker/Dockerfile.stable.vllm on such a machine), push it as a multi-arch image and set "
+            "image.repository, image.tag and image.platforms",
+        ),
+        each_group=True,
+    ),
     CrossRule(
         "image-tag-pinned",
         "image.tag",
@@ -817,6 +880,26 @@ RULES = (
     *_mount_rules(),
     _fit_rule(CPU),
     _fit_rule(MEMORY),
+    _fit_rule(EPHEMERAL),
+    # The file cache lives in the sidecar's emptyDir: "the value of Pod annotation
+    # gke-gcsfuse/ephemeral-storage-limit must be larger than the fileCacheCapacity volume
+    # attribute" (node_fit.FILE_CACHE_CAPACITY cites it); "0" (no limit) is larger.
+    CrossRule(
+        "sidecar-holds-file-cache",
+        "storage.sidecar.ephemeralStorageLimit",
+        op(
+            "and",
+            op("gtf", SIDECAR_EPHEMERAL_SET, 0),
+            op("not", op("gtf", SIDECAR_EPHEMERAL_SET, FILE_CACHE)),
+        ),
+        (
+            "'",
+            V("Values.storage.sidecar.ephemeralStorageLimit"),
+            "' must be larger than storage.fileCacheCapacity '",
+            V("Values.storage.fileCacheCapacity"),
+            "': the file cache lives in the sidecar's volume (gcs-fuse-csi-driver docs/troubleshooting.md)",
+        ),
+    ),
     CrossRule(
         "worker-cpus-for-verl",
         "worker.cpu",

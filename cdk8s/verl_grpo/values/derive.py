@@ -11,10 +11,29 @@ from typing import NamedTuple
 
 from .. import __version__
 from .kuberay import RAYJOB_FIELD_SINCE
-from .machines import GIB, GpuProfile, allocatable_cpu, allocatable_memory_gib, gpu_profiles
+from .machines import (
+    GIB,
+    GpuProfile,
+    allocatable_cpu,
+    allocatable_memory_gib,
+    gpu_node_ephemeral_bytes,
+    gpu_profiles,
+)
 from .model import Values
-from .node_fit import GPU_NODE_DAEMONSETS, LOG_SHIPPER, SIDECAR_LIMITS, Amounts, sidecars
+from .node_fit import (
+    FILE_CACHE_CAPACITY,
+    GPU_NODE_DAEMONSETS,
+    GPU_SIDECAR_EPHEMERAL_HEADROOM,
+    LOG_SHIPPER,
+    SIDECAR_LIMITS,
+    Amounts,
+    sidecars,
+)
 from .refs import Ops
+
+# The GPU pods' FUSE sidecar ephemeral limit with the default file cache (derive's
+# gpu_sidecar_ephemeral_storage_limit): what the workers' derived defaults leave it.
+GPU_SIDECAR_EPHEMERAL_DEFAULT = Ops().quantity_plus(FILE_CACHE_CAPACITY, GPU_SIDECAR_EPHEMERAL_HEADROOM)
 
 CHART_NAME = "verl-grpo"
 
@@ -30,9 +49,11 @@ class Release(NamedTuple):
 class Derived:
     worker_cpu: str
     worker_memory: str
+    worker_ephemeral_storage: str
     sidecar_cpu_limit: str
     sidecar_memory_limit: str
-    sidecar_ephemeral_storage_limit: str
+    sidecar_ephemeral_storage_limit: str  # on CPU pods (head, data prep)
+    gpu_sidecar_ephemeral_storage_limit: str  # on GPU pods: above the file cache it holds
     experiment_name: str
     # Names the PV/PVC pairs: the server holds a PV's csi source immutable and does not resize a
     # statically bound claim, so a new bucket or capacity is a new pair, not a failed patch.
@@ -55,11 +76,20 @@ class DeploySpec:
         return f"{CHART_NAME}-{__version__}"
 
 
+def gpu_node(gpu: GpuProfile) -> Amounts:
+    """What a GPU node offers its pods (on Autopilot, a GPU pod's ceiling: machines.py)."""
+    return Amounts(
+        allocatable_cpu(gpu.vcpu), allocatable_memory_gib(gpu.memory_gb) * GIB, gpu_node_ephemeral_bytes(gpu)
+    )
+
+
 def worker_room(gpu: GpuProfile, mode: str) -> Amounts:
     """A GPU node's allocatable less its DaemonSets and the worker pod's sidecars (FUSE at the
-    mode's default limits, the log shipper): what the worker container may request."""
-    node = Amounts(allocatable_cpu(gpu.vcpu), allocatable_memory_gib(gpu.memory_gb) * GIB, 0)
-    return node - GPU_NODE_DAEMONSETS - sidecars(mode, *SIDECAR_LIMITS[mode], prefetch=True) - LOG_SHIPPER
+    mode's default limits and the default file cache's limit, the log shipper): what the worker
+    container may request."""
+    cpu, memory, _ = SIDECAR_LIMITS[mode]
+    fuse = sidecars(mode, cpu, memory, GPU_SIDECAR_EPHEMERAL_DEFAULT, prefetch=True)
+    return gpu_node(gpu) - GPU_NODE_DAEMONSETS - fuse - LOG_SHIPPER
 
 
 def worker_cpu_default(gpu: GpuProfile, mode: str) -> str:
@@ -70,6 +100,10 @@ def worker_memory_default(gpu: GpuProfile, mode: str) -> str:
     return f"{math.floor(worker_room(gpu, mode).memory / GIB)}Gi"
 
 
+def worker_ephemeral_default(gpu: GpuProfile, mode: str) -> str:
+    return f"{math.floor(worker_room(gpu, mode).ephemeral / GIB)}Gi"
+
+
 def derive(values: Values, ops: Ops) -> Derived:
     gpu = gpu_profiles()[values.gpu.type]
     mode = values.cluster.mode
@@ -77,10 +111,17 @@ def derive(values: Values, ops: Ops) -> Derived:
     return Derived(
         worker_cpu=ops.or_default(values.worker.cpu, worker_cpu_default(gpu, mode)),
         worker_memory=ops.or_default(values.worker.memory, worker_memory_default(gpu, mode)),
+        worker_ephemeral_storage=ops.or_default(
+            values.worker.ephemeral_storage, worker_ephemeral_default(gpu, mode)
+        ),
         sidecar_cpu_limit=ops.or_default(values.storage.sidecar.cpu_limit, sidecar[0]),
         sidecar_memory_limit=ops.or_default(values.storage.sidecar.memory_limit, sidecar[1]),
         sidecar_ephemeral_storage_limit=ops.or_default(
             values.storage.sidecar.ephemeral_storage_limit, sidecar[2]
+        ),
+        gpu_sidecar_ephemeral_storage_limit=ops.or_default(
+            values.storage.sidecar.ephemeral_storage_limit,
+            ops.quantity_plus(values.storage.file_cache_capacity, GPU_SIDECAR_EPHEMERAL_HEADROOM),
         ),
         experiment_name=ops.or_default(values.training.experiment_name, values.run.name),
         storage_digest=ops.leaves_digest(values.storage.bucket, values.storage.capacity),

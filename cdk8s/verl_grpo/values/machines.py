@@ -125,3 +125,43 @@ def allocatable_ephemeral_bytes(boot_disk_gb: int) -> float:
     disk = boot_disk_gb * 1e9
     reserved = min(0.5 * disk, 6 * GIB + 0.35 * disk, 100 * GIB)
     return disk - 0.1 * disk - reserved
+
+
+LOCAL_SSD_GIB = 375  # each Local SSD disk (https://cloud.google.com/compute/docs/disks/local-ssd)
+DEFAULT_BOOT_DISK_GB = 100  # a node pool's --disk-size when none is given (gcloud's default)
+# A GPU pool's boot disk on a machine with no bundled Local SSDs (--disk-size): the model, the image
+# and the file cache live on it, which gcloud's 100 GB (about 45 GiB for pods) cannot hold. Our choice.
+GPU_BOOT_DISK_GB = 1000
+
+
+def local_ssd_ephemeral(count: int) -> tuple[int, int]:
+    """Capacity and allocatable ephemeral storage on ``count`` Local SSDs (bytes).
+
+    Capacity: the disks less the filesystem's overhead as cluster-autoscaler measured it on GKE's
+    COS nodes (cloudprovider/gce/gce_reserved.go@cluster-autoscaler-1.36.1
+    ephemeralStorageOnLocalSSDFilesystemOverheadInKiBByOSAndDiskCount; counts above 16 take the
+    24-disk figure, as EphemeralStorageOnLocalSSDFilesystemOverheadInBytes does). Allocatable: that
+    less the kubelet's 10% nodefs eviction threshold (same file,
+    defaultKubeletEvictionHardEphemeralStorageRatio) and GKE's system reservation for Local-SSD
+    ephemeral storage, 100 GiB from three disks up (GKE "Plan node sizes", Local SSD-backed
+    ephemeral storage: 50 GiB for one disk, 75 GiB for two; the 100 GiB figure could not be
+    re-read from a stored copy of the page)."""
+    overhead_kib = {1: 7289472, 2: 13725224, 3: 20031312, 4: 26332924, 5: 32634536, 6: 38946604}
+    overhead_kib |= {7: 45254008, 8: 51556096, 16: 52837800, 24: 78686620}
+    measured = count if count <= 8 else (16 if count <= 16 else 24)
+    capacity = count * LOCAL_SSD_GIB * GIB - overhead_kib[measured] * 1024
+    reserved = {1: 50, 2: 75}.get(count, 100) * GIB
+    return capacity, math.floor(capacity - 0.1 * capacity - reserved)
+
+
+def gpu_node_ephemeral_bytes(gpu: GpuProfile) -> float:
+    """Ephemeral storage a GPU node offers its pods: the machine's bundled Local SSDs, which the
+    scripts' pools attach as ephemeral storage (shell_env.LOCAL_SSD_FLAG), else the pool's boot
+    disk (GPU_BOOT_DISK_GB). The same figure bounds an Autopilot GPU pod: its ephemeral-storage
+    ceiling "on hardware with Local SSDs" is "the Local SSD capacity minus GKE's system overhead"
+    (GKE "Resource requests in Autopilot", #min-max-requests, as quoted in a stored copy; the
+    page's per-GPU table for H200, B200 and GB200 could not be read: Autopilot's admission error
+    names the exact figure)."""
+    if gpu.local_ssds:
+        return float(local_ssd_ephemeral(gpu.local_ssds)[1])
+    return allocatable_ephemeral_bytes(GPU_BOOT_DISK_GB)

@@ -15,7 +15,7 @@ from typing_extensions import TypedDict
 from .kuberay import DEFAULT_VERSION as KUBERAY_DEFAULT_VERSION
 from .kuberay import VERSION_PATTERN as KUBERAY_VERSION_PATTERN
 from .machines import cpu_machines, gpu_profiles
-from .node_fit import SIDECAR_LIMITS
+from .node_fit import FILE_CACHE_CAPACITY, GPU_SIDECAR_EPHEMERAL_HEADROOM, SIDECAR_LIMITS
 from .pins import DEFAULT_MODEL_REVISION, DIGEST
 
 DNS1035 = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
@@ -133,6 +133,15 @@ class Image(Model):
     tag: str = field(
         "vllm011.dev7", "Container image tag (a fixed one: 'latest' tags are refused).", pattern=IMAGE_TAG
     )
+    # verl's images are x86-only by construction: docker/Dockerfile.stable.vllm builds FROM
+    # vllm/vllm-openai (an amd64 image) and verl publishes no aarch64 build ("Pre-built images for
+    # GB200 (aarch64) are not yet published": verl-project/verl docker/README.md@1dda039b).
+    platforms: list[Annotated[str, Field(pattern=r"^linux/(amd64|arm64)$")]] = field(
+        ["linux/amd64"],
+        "Platforms the image carries (a multi-arch image lists each): every GPU machine's must be "
+        "among them (A4X nodes are linux/arm64; the Ray head runs on amd64 CPU nodes).",
+        min_length=1,
+    )
     pull_policy: Literal["Always", "IfNotPresent", "Never"] = field("IfNotPresent", "Image pull policy.")
     digest: str = field(
         "",
@@ -196,14 +205,14 @@ class Network(Model):
     )
 
 
-def sidecar_limit(what: str, index: int) -> Any:
+def sidecar_limit(what: str, index: int, gpu_pods: str = "") -> Any:
     """One of the sidecar's limits; the defaults it takes when empty come from SIDECAR_LIMITS."""
     standard, autopilot = SIDECAR_LIMITS["standard"][index], SIDECAR_LIMITS["autopilot"][index]
-    unlimited = " (unlimited)" if index == 0 else ""
+    unlimited = " (unlimited)" if standard == "0" else ""
     return field(
         "",
         f"GCS FUSE sidecar {what} limit; empty: '{standard}'{unlimited} on standard, "
-        f"{autopilot} on autopilot.",
+        f"{autopilot} on autopilot{gpu_pods}.",
         pattern=QUANTITY_OR_DERIVED,
     )
 
@@ -211,7 +220,11 @@ def sidecar_limit(what: str, index: int) -> Any:
 class Sidecar(Model):
     cpu_limit: str = sidecar_limit("CPU", 0)
     memory_limit: str = sidecar_limit("memory", 1)
-    ephemeral_storage_limit: str = sidecar_limit("ephemeral storage", 2)
+    ephemeral_storage_limit: str = sidecar_limit(
+        "ephemeral storage",
+        2,
+        f" (CPU pods); GPU pods: storage.fileCacheCapacity plus {GPU_SIDECAR_EPHEMERAL_HEADROOM}",
+    )
 
 
 class Storage(Model):
@@ -237,6 +250,12 @@ class Storage(Model):
         "verl", "Bucket path of the verl source tree (put on PYTHONPATH).", pattern=BUCKET_PATH
     )
     checkpoint_dir: str = field("checkpoints", "Bucket prefix for checkpoints.", pattern=BUCKET_PATH)
+    file_cache_capacity: str = field(
+        FILE_CACHE_CAPACITY,
+        "GCS FUSE file cache of the data volume (the model, data and verl are read through it), on the "
+        "node's ephemeral storage; the GPU pods' sidecar limit is derived above it.",
+        pattern=QUANTITY,
+    )
     sidecar: Sidecar = section(Sidecar, "GCS FUSE sidecar resource limits.")
 
 
@@ -327,7 +346,12 @@ class Worker(Model):
         "Worker memory request; empty: derived from the machine (allocatable minus headroom).",
         pattern=QUANTITY_OR_DERIVED,
     )
-    ephemeral_storage: str = field("1000Gi", "Worker ephemeral storage request and limit.", pattern=QUANTITY)
+    ephemeral_storage: str = field(
+        "",
+        "Worker ephemeral storage request and limit; empty: derived from what the GPU node offers "
+        "(its Local SSDs, less GKE's DaemonSets and the sidecars, whose FUSE file cache lives there).",
+        pattern=QUANTITY_OR_DERIVED,
+    )
     tolerations: list[Toleration] = field(
         [Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoSchedule")],
         "Worker pod tolerations (replaces the list).",

@@ -62,6 +62,18 @@ SIDECAR_LIMITS = {
     "standard": ("0", "0", "0"),
     "autopilot": (AUTOPILOT_GPU_SIDECAR_CPU_MAX, AUTOPILOT_GPU_SIDECAR_MEMORY_MAX, "200Gi"),
 }
+# The data volume's file cache (storage.fileCacheCapacity's default): bounded, where an unbounded
+# one (-1) grows with every file read until the pod's ephemeral storage is spent. It lives in the
+# FUSE sidecar's emptyDir on the node's ephemeral storage, and "the value of Pod annotation
+# gke-gcsfuse/ephemeral-storage-limit must be larger than the fileCacheCapacity volume attribute"
+# (GKE "Optimize Cloud Storage FUSE CSI driver for performance",
+# https://cloud.google.com/kubernetes-engine/docs/how-to/persistent-volumes/cloud-storage-fuse-csi-driver-perf;
+# gcs-fuse-csi-driver docs/troubleshooting.md). The default holds the default model (Qwen2.5-32B,
+# 61 GiB of bf16 weights) with room for verl and the data.
+FILE_CACHE_CAPACITY = "100Gi"
+# On a GPU pod the sidecar's ephemeral limit, when the values give none, is the cache's capacity
+# plus the webhook's default request (its own logs and buffers): bounded, and above the cache.
+GPU_SIDECAR_EPHEMERAL_HEADROOM = "5Gi"
 # System DaemonSets on a GPU node. Documented: nccl-rdma-installer 150m (container-engine-accelerators
 # gpudirect-rdma/nccl-rdma-installer.yaml @2da1c92), nvidia-gpu-device-plugin 50m / 100Mi
 # (cmd/nvidia_gpu/device-plugin.yaml). GKE's own (anetd, netd, fluentbit-gke, gke-metadata-server,

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NoReturn
+
+MIB = 2**20
+QUANTITY_DEFINE = "verl-grpo.quantity"  # expressions.QUANTITY_TEMPLATE, which imports this module
 
 MARKER = re.compile(r"@@(\d+)@@")
 # The chart's sum of every worker group's replicas (cross_rules.py defines it in _rules.tpl).
@@ -156,6 +160,13 @@ class Ops:
         """`fields` when the boolean leaf is true, else none of them."""
         return dict(fields) if flag else {}
 
+    def quantity_plus(self, leaf: object, extra: str) -> str:
+        """The quantity leaf plus `extra`, in whole MiB rounded up ("107520Mi")."""
+        from .quantity import parse_quantity
+
+        total = parse_quantity(str(leaf)) + parse_quantity(extra)
+        return f"{math.ceil(total / MIB)}Mi"
+
     def holds(self, leaf: object, equals: str, negate: bool = False) -> bool | str:
         """Whether the leaf is `equals` (is not, with `negate`): an object's existence decided by a
         value that is not a variant key. Marker mode: the chart's condition (a truthy string, which
@@ -223,6 +234,14 @@ class MarkerOps(Ops):
         assert expr is not None, f"fields_if needs a marker leaf, got {leaf!r}"
         condition = f"{'ne' if negate else 'eq'} {expr.go} {json.dumps(equals)}"
         return {self.table.gate(condition, key): value for key, value in fields.items()}
+
+    def quantity_plus(self, leaf: object, extra: str) -> str:
+        from .quantity import parse_quantity
+
+        expr = self.table.lookup(leaf)  # type: ignore[arg-type]
+        assert expr is not None, f"quantity_plus needs a marker leaf, got {leaf!r}"
+        total = f"(addf (include {json.dumps(QUANTITY_DEFINE)} {expr.go}) {float(parse_quantity(extra))!r})"
+        return self.table.add(f'(printf "%.0fMi" (ceil (divf {total} {float(MIB)!r})))', "str")
 
     def holds(self, leaf: object, equals: str, negate: bool = False) -> bool | str:
         expr = self.table.lookup(leaf)  # type: ignore[arg-type]

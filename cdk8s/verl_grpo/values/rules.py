@@ -52,14 +52,15 @@ def check(spec: DeploySpec, deploying: bool = True) -> list[Problem]:
     return problems
 
 
-def pod_sidecars(spec: DeploySpec, prefetch: bool = True, ray_pod: bool = True) -> Amounts:
-    """A pod's sidecars: the FUSE ones, and on a Ray pod the log shipper."""
+def pod_sidecars(spec: DeploySpec, prefetch: bool = True, ray_pod: bool = True, gpu: bool = False) -> Amounts:
+    """A pod's sidecars: the FUSE ones (on a GPU pod with the file cache's limit), and on a Ray
+    pod the log shipper."""
     d = spec.derived
     fuse = sidecars(
         spec.values.cluster.mode,
         d.sidecar_cpu_limit,
         d.sidecar_memory_limit,
-        d.sidecar_ephemeral_storage_limit,
+        d.gpu_sidecar_ephemeral_storage_limit if gpu else d.sidecar_ephemeral_storage_limit,
         prefetch=prefetch,
     )
     return fuse + (LOG_SHIPPER if ray_pod else ZERO)

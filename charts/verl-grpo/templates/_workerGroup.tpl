@@ -18,7 +18,7 @@ template:
       gke-gcsfuse/volumes: 'true'
       gke-gcsfuse/cpu-limit: {{ (.Values.storage.sidecar.cpuLimit | default $facts.sidecarCpuLimit) | toJson }}
       gke-gcsfuse/memory-limit: {{ (.Values.storage.sidecar.memoryLimit | default $facts.sidecarMemoryLimit) | toJson }}
-      gke-gcsfuse/ephemeral-storage-limit: {{ (.Values.storage.sidecar.ephemeralStorageLimit | default $facts.sidecarEphemeralStorageLimit) | toJson }}
+      gke-gcsfuse/ephemeral-storage-limit: {{ (.Values.storage.sidecar.ephemeralStorageLimit | default (printf "%.0fMi" (ceil (divf (addf (include "verl-grpo.quantity" .Values.storage.fileCacheCapacity) 5368709120.0) 1048576.0)))) | toJson }}
       {{- if (eq .Values.network.rdma "multi-network") }}
       networking.gke.io/default-interface: eth0
       {{- end }}
@@ -149,12 +149,12 @@ template:
         requests:
           cpu: {{ (.Values.worker.cpu | default $facts.workerCpu) | toJson }}
           memory: {{ (.Values.worker.memory | default $facts.workerMemory) | toJson }}
-          ephemeral-storage: {{ .Values.worker.ephemeralStorage | toJson }}
+          ephemeral-storage: {{ (.Values.worker.ephemeralStorage | default "10507Gi") | toJson }}
           nvidia.com/gpu: {{ $facts.gpu | quote }}
         limits:
           cpu: {{ (.Values.worker.cpu | default $facts.workerCpu) | toJson }}
           memory: {{ (.Values.worker.memory | default $facts.workerMemory) | toJson }}
-          ephemeral-storage: {{ .Values.worker.ephemeralStorage | toJson }}
+          ephemeral-storage: {{ (.Values.worker.ephemeralStorage | default "10507Gi") | toJson }}
           nvidia.com/gpu: {{ $facts.gpu | quote }}
         {{- if (and (eq .Values.gpu.type "a4x") (eq .Values.network.rdma "multi-network")) }}
         claims:
