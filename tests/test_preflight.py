@@ -252,3 +252,57 @@ def test_tensor_parallel_must_divide_the_models_attention_heads(layout, capsys, 
     assert code == (1 if problem else 0), err
     if problem:
         assert problem in err and "training.tensorParallelSize" in err
+
+
+def test_a_ray_other_than_the_values_fails_before_any_wait(layout, capsys):
+    """The image's Ray is asserted first: with the data missing and a long wait, the wrong Ray still
+    stops it at once, with one line naming both versions."""
+    import ray
+
+    (layout["data"] / "train.parquet").unlink()
+    code = preflight.main(args(layout, "--ray-version", "2.40.0", "--wait", "600"), nodes=no_ray)
+    out = capsys.readouterr()
+    assert code == 1 and "waiting" not in out.out
+    (line,) = out.err.strip().splitlines()
+    assert f"the image runs Ray {ray.__version__}, but ray.version is '2.40.0'" in line
+    assert preflight.main(args(layout, "--ray-version", ray.__version__), nodes=no_ray) == 1  # data
+    (layout["data"] / "train.parquet").write_bytes((layout["data"] / "test.parquet").read_bytes())
+    assert preflight.main(args(layout, "--ray-version", ray.__version__), nodes=no_ray) == 0
+
+
+@pytest.mark.parametrize(("status", "passes"), [(401, True), (200, False)])
+def test_token_auth_is_asserted_on_the_dashboard(layout, capsys, status, passes):
+    """ray.auth token: a dashboard that answers a request without the token is one with token
+    authentication off (Ray answers 401 when it is on)."""
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    class Dashboard(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            self.send_response(status)
+            self.end_headers()
+
+        def log_message(self, *_: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Dashboard)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}"
+        code = preflight.main(args(layout, "--ray-auth", "token", "--ray-dashboard", url), nodes=no_ray)
+    finally:
+        server.shutdown()
+    assert (code == 0) == passes
+    if not passes:
+        assert f"answered {status} to a request without the token" in capsys.readouterr().err
+
+
+def test_the_entrypoint_asserts_the_values_ray(shipped):
+    from verl_grpo.values.model import DEFAULT_RAY_VERSION
+
+    for rendering in shipped.values():
+        for o in rendering.objects:
+            if o.manifest["kind"] == "RayJob":
+                assert (
+                    f"--ray-version {DEFAULT_RAY_VERSION} --ray-auth disabled"
+                    in o.manifest["spec"]["entrypoint"]
+                )

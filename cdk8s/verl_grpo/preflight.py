@@ -201,6 +201,42 @@ def ray_nodes() -> list[dict] | None:
     return ray.nodes()
 
 
+def ray_problems(version: str, auth: str, dashboard: str) -> list[str]:
+    """The image's Ray against the values: the version `ray.version` names (KubeRay's rayVersion
+    and the client's pin follow it), and with `ray.auth: token` a dashboard that refuses a request
+    without the token: "Unauthorized: Missing authentication token", 401 (ray 2.52.0
+    ray/_private/authentication/http_token_authentication.py; docs/research/issue-27-security-facts.md
+    1.3). Checked once, before anything waits."""
+    problems = []
+    if version:
+        try:
+            import ray
+        except ImportError:
+            return [f"the image has no Ray, but ray.version is {version!r}"]
+        if ray.__version__ != version:
+            problems.append(
+                f"the image runs Ray {ray.__version__}, but ray.version is {version!r}: set ray.version "
+                f"to {ray.__version__} (KubeRay's rayVersion and verl-grpo's client follow it)"
+            )
+    if auth == "token":
+        import urllib.error
+        import urllib.request
+
+        try:
+            with urllib.request.urlopen(f"{dashboard}/api/version", timeout=10) as answer:
+                code = answer.status
+        except urllib.error.HTTPError as e:
+            code = e.code
+        except OSError as e:
+            return [*problems, f"ray.auth is 'token', but the dashboard at {dashboard} did not answer: {e}"]
+        if code != 401:
+            problems.append(
+                f"ray.auth is 'token', but the dashboard at {dashboard} answered {code} to a request "
+                "without the token: token authentication is off in this cluster"
+            )
+    return problems
+
+
 def run_checks(args: argparse.Namespace, nodes: Callable[[], list[dict] | None]) -> list[str]:
     problems = model_problems(args.model) + heads_problems(args.model, args.tensor_parallel)
     data = parquet_problems("train", args.train) + parquet_problems("val", args.val)
@@ -269,6 +305,9 @@ def main(
     )
     parser.add_argument("--interval", type=float, default=15)
     parser.add_argument("--keep", type=int, default=0, help="checkpoints kept (0: no pruning)")
+    parser.add_argument("--ray-version", default="", help="the Ray the image must run (empty: unchecked)")
+    parser.add_argument("--ray-auth", choices=("disabled", "token"), default="disabled")
+    parser.add_argument("--ray-dashboard", default="http://127.0.0.1:8265", help="the head's dashboard")
     gate = parser.add_argument_group("NCCL gate", nccl_gate.__doc__.splitlines()[0])
     gate.add_argument("--nccl-gate", choices=("true", "false"), default="false")
     gate.add_argument("--nccl-gate-size", default="256Mi", help="largest all-reduce message")
@@ -286,7 +325,10 @@ def main(
         wait, why = wait_seconds(args.wait, args.model)
     except ValueError:
         parser.error(f"--wait: {args.wait!r} is neither a number of seconds nor auto")
-    problems = wait_for_inputs(args, nodes, wait, why) or resume_problems(args.checkpoints, args.keep)
+    problems = ray_problems(args.ray_version, args.ray_auth, args.ray_dashboard)
+    problems = (
+        problems or wait_for_inputs(args, nodes, wait, why) or resume_problems(args.checkpoints, args.keep)
+    )
     # FAILED marks what stopped the run (verl-grpo postmortem keys on it); the rest is progress.
     for p in problems:
         print(f"preflight: FAILED: {p}", file=sys.stderr, flush=True)

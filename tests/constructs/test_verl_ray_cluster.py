@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from verl_grpo.values.machines import GIB, allocatable_cpu, allocatable_memory_gib, gpu_profiles
+from verl_grpo.values.model import DEFAULT_RAY_VERSION
 from verl_grpo.values.quantity import parse_quantity
 
 from ..conftest import pods, ray_cluster_spec
@@ -27,7 +28,7 @@ def test_worker_requests_fit_the_machine_and_feed_ray(shipped, gpu):
 def test_ray_start_params_and_version(shipped):
     for r in shipped.values():
         spec = ray_cluster_spec(r)
-        assert spec["rayVersion"] == "2.47.0"
+        assert spec["rayVersion"] == DEFAULT_RAY_VERSION
         for group in [spec["headGroupSpec"], *spec["workerGroupSpecs"]]:
             assert all(isinstance(v, str) for v in group["rayStartParams"].values())
         group = spec["workerGroupSpecs"][0]

@@ -88,8 +88,17 @@ def matching_profiles(args: argparse.Namespace) -> list[str]:
 
 
 def one_profile(args: argparse.Namespace) -> Profile:
-    """--profile, or the first shipped profile the values agree with."""
-    (profile,) = profiles([args.profile or matching_profiles(args)[0]])
+    """--profile, or the shipped profile the values agree with once the chart's defaults fill
+    what they leave out (gpu.type, cluster.mode, run.kind), else the first they agree with."""
+    from ..profiles import shipped_profiles
+    from ..values.loader import agrees, merge_layers
+
+    if not args.profile:
+        full = merge_layers(None, args.values, sets(args))
+        named = [p.name for p in shipped_profiles() if agrees(p.layer(), full)]
+        (profile,) = profiles([(named or matching_profiles(args))[0]])
+        return profile
+    (profile,) = profiles([args.profile])
     return profile
 
 

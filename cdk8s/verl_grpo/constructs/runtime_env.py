@@ -167,6 +167,7 @@ def preflight_command(spec: DeploySpec) -> str:
         f" --gpus-per-node {spec.gpu.gpus_per_node} --nodes {text(spec.ops.total_workers(v))}"
         f" --tensor-parallel {text(v.training.tensor_parallel_size)}"
         f" --keep {text(v.training.checkpoints_to_keep)}"
+        f" --ray-version {text(v.ray.version)} --ray-auth {text(v.ray.auth)}"
         # 0: `auto`, sized from the model by the pre-flight itself (preflight.wait_seconds).
         f" --wait {text(spec.ops.or_default(v.preflight.wait_seconds, 'auto'))}"
         f" {nccl_gate_flags(spec)}"

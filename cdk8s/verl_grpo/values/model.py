@@ -152,16 +152,29 @@ class Image(Model):
     )
 
 
+# The default image's Ray. verlai/verl:vllm011.dev7 is built FROM vllm/vllm-openai:v0.11.0 and
+# installs no Ray of its own (verl docker/Dockerfile.stable.vllm011@77814f1d, "pip install
+# git+...verl.git@v0.6.0" then "pip uninstall -y verl": verl's "ray[default]>=2.41.0", setup.py
+# @v0.6.0, is already met). vLLM v0.11.0 requires "ray[cgraph]>=2.48.0" (requirements/cuda.txt
+# @v0.11.0) and its image resolves it unpinned at build time (docker/Dockerfile: the wheel's
+# dependencies): the newest Ray on PyPI when v0.11.0 was released (2025-10-04) was 2.49.2
+# (2025-09-19; 2.50.0 followed on 2025-10-10). The pre-flight asserts it inside the image at run
+# time (preflight.py --ray-version), so a rebuilt tag fails in seconds, not at `ray job submit`.
+DEFAULT_RAY_VERSION = "2.49.2"
+
+
 class Ray(Model):
     version: str = field(
-        "2.47.0", "Ray version inside the image (RayCluster rayVersion).", pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$"
+        DEFAULT_RAY_VERSION,
+        "Ray version inside the image (RayCluster rayVersion; the pre-flight checks it).",
+        pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$",
     )
     auth: Literal["disabled", "token"] = field(
         "disabled",
         "Ray token authentication of the dashboard, the Jobs API and Ray's own RPCs (Ray 2.52+, "
         "KubeRay 1.6+): KubeRay gives every Ray container and the submitter the token of the Secret "
         "<release>-ray-token (key auth_token; scripts/50-storage.sh makes it), and verl-grpo's job "
-        "verbs read it there. Off by default: the default image's Ray 2.47 predates it; the "
+        "verbs read it there. Off by default: the default image's Ray 2.49 predates it; the "
         "NetworkPolicy then keeps the dashboard to the release's pods and the operator.",
     )
 
