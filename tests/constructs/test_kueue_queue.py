@@ -178,3 +178,21 @@ def test_a_flex_start_group_among_others_is_refused_with_the_queue_objects():
     with pytest.raises(Problems, match=r"queue\.createObjects: .*flex-start groups cannot be mixed"):
         render_one(*QUEUED, "queue.createObjects=true", flex)
     render_one(*QUEUED, flex)  # a platform's ClusterQueue may hold each its own flavor and check
+
+
+@pytest.mark.parametrize(
+    ("profile", "sets"),
+    [
+        ("a4x-standard", ()),
+        ("b200-standard", ("network.rdma=dranet",)),
+        ("h200-standard", ("network.rdma=dranet",)),
+    ],
+)
+def test_a_queued_run_whose_pods_claim_devices_is_refused(profile, sets):
+    """Kueue v0.19.2 refuses DRANET's allocationMode All claim and unmapped DeviceClasses
+    (pkg/dra/claims.go): refused before anything is rendered, naming the way out."""
+    with pytest.raises(Problems) as refused:
+        render_one(*QUEUED, *sets, profile=profile)
+    assert [p.rule for p in refused.value.problems] == ["queue-without-device-claims"], refused.value
+    assert "run it without queue.enabled" in str(refused.value)
+    render_one(*sets, profile=profile)  # the same run without the queue renders

@@ -221,6 +221,7 @@ PAIRS = [
         "queue.topology.level": "kubernetes.io/hostname",
     },
     {"queue.enabled": True, "queue.topology.mode": "preferred"},
+    {"queue.enabled": True, "network.rdma": "dranet"},
     {"cluster.capacity": "flex-start", "job.activeDeadlineSeconds": 604801},
     {"worker.cpu": "23"},
     # every GPU machine's Local SSDs: 10632Gi, less 20Gi of DaemonSets and 105Gi of FUSE sidecar

@@ -442,6 +442,35 @@ def _queue_rules() -> tuple[CrossRule, ...]:
             ),
             each_group=True,
         ),
+        # Kueue v0.19.2 admits a workload whose pods claim devices only for claims it can count:
+        # "AllocationMode 'All' is not supported" (DRANET's claim of every RDMA NIC), and a
+        # DeviceClass must be mapped to a quota resource in Kueue's own Configuration
+        # (resources.deviceClassMappings; "DeviceClass %s is not mapped in DRA configuration") -
+        # pkg/dra/claims.go@v0.19.2 - which a chart cannot set; its TAS does not count DRA devices
+        # at all (site/content/en/docs/concepts/dynamic_resource_allocation.md@v0.19.2,
+        # "No DRA + Topology Aware Scheduling"). Refused until a Kueue that counts them.
+        CrossRule(
+            "queue-without-device-claims",
+            "queue.enabled",
+            op(
+                "and",
+                queued,
+                op(
+                    "or",
+                    op("eq", V("Values.network.rdma"), "dranet"),
+                    op("eq", _by_gpu(lambda p: "imex" if p.imex else "", GROUP_MACHINE), "imex"),
+                ),
+            ),
+            (
+                "Kueue v0.19 cannot admit group '",
+                G("name"),
+                "': its pods claim devices through DRA (network.rdma 'dranet': every RDMA NIC, "
+                "allocationMode All; A4X: an IMEX channel), which Kueue refuses unless its own "
+                "Configuration maps their DeviceClasses; run it without queue.enabled, or use "
+                "network.rdma 'multi-network' on A4 and A3 Ultra",
+            ),
+            each_group=True,
+        ),
         # Kueue places a pod set only on nodes that carry every level's label: a node without them
         # is in no domain of the Topology (pkg/cache/tas_flavor_snapshot.go addNode@v0.19.2). GCE
         # labels a node's physical topology (gce-topology-block/-subblock/-host) only on densely

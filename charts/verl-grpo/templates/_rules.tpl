@@ -170,6 +170,11 @@
 {{- end }}
 {{- end }}
 {{- range $group := .Values.workerGroups }}
+{{- if (and $.Values.queue.enabled ((eq $.Values.network.rdma "dranet") | default (eq (index (dict "a4x" "imex" "b200" "" "h200" "") (($group.machine | default "") | default $.Values.gpu.type)) "imex"))) }}
+{{- fail (print "queue.enabled: " "Kueue v0.19 cannot admit group '" ($group.name | default "") "': its pods claim devices through DRA (network.rdma 'dranet': every RDMA NIC, allocationMode All; A4X: an IMEX channel), which Kueue refuses unless its own Configuration maps their DeviceClasses; run it without queue.enabled, or use network.rdma 'multi-network' on A4 and A3 Ultra" " [queue-without-device-claims]") }}
+{{- end }}
+{{- end }}
+{{- range $group := .Values.workerGroups }}
 {{- if (and $.Values.queue.enabled (ne $.Values.queue.topology.mode "none") (ne (($group.capacity | default "") | default $.Values.cluster.capacity) "reservation")) }}
 {{- fail (print "queue.topology.mode: " "'" $.Values.queue.topology.mode "' places workers by GCE's topology labels, which only reservation nodes carry, but group '" ($group.name | default "") "' uses capacity '" (($group.capacity | default "") | default $.Values.cluster.capacity) "': Kueue would find no domain; use a reservation or queue.topology.mode 'none'" " [topology-needs-reservation]") }}
 {{- end }}
