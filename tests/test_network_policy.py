@@ -95,6 +95,15 @@ CASES = [
     # egress from the Ray pods
     (pod("worker"), pod("kube-dns"), 53, "UDP", True, "cluster DNS"),
     (pod("worker"), {"ip": "169.254.20.10"}, 53, "UDP", True, "NodeLocal DNSCache"),
+    (
+        pod("worker"),
+        {"ip": "169.254.169.254"},
+        53,
+        "UDP",
+        True,
+        "Cloud DNS for GKE, without NodeLocal DNSCache",
+    ),
+    (pod("worker"), {"ip": "169.254.169.254"}, 53, "TCP", True, "Cloud DNS over TCP"),
     (pod("worker"), {"ip": "169.254.169.254"}, 80, "TCP", True, "the metadata server (Workload Identity)"),
     (pod("worker"), {"ip": "169.254.169.252"}, 988, "TCP", True, "gke-metadata-server on Dataplane V2"),
     (pod("worker"), {"ip": "142.250.64.91"}, 443, "TCP", True, "storage.googleapis.com"),

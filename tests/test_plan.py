@@ -149,7 +149,10 @@ def test_plan_says_how_a_queued_flex_start_run_is_scheduled_and_its_time_limit(c
     ]
     assert main([*base, "--step-seconds", "600"]) == 0
     plan = json.loads(capsys.readouterr().out)
-    assert plan["gpu"]["scheduling"].startswith("no queue") and plan["warnings"] == []
+    assert plan["gpu"]["scheduling"].startswith("no queue")
+    # Unqueued, flex-start's wait is bounded only by KubeRay's deadline: plan says so.
+    (waits,) = plan["warnings"]
+    assert waits["key"] == "job.preRunningDeadlineSeconds" and "(7200 s)" in waits["message"]
     placed = ["--set", "cluster.capacity=reservation", "--set", "cluster.reservation=r1"]
     placed += ["--set", "queue.topology.mode=required"]
     assert main(["plan", "--profile", "h200-standard", "-o", "json", *queued, *placed]) == 0

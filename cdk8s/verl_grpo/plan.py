@@ -119,6 +119,17 @@ def make_plan(
     if max_hours is not None and run["hours"] > max_hours:
         longer = f"the run's {run['hours']:g} h exceed the {max_hours:g} h a flex-start VM runs"
         warnings.append(Problem("warning", PLAN, "cluster.capacity", longer))
+    if "flex-start" in capacities and not v.queue.enabled and v.run.kind == "RayJob":
+        # Without Kueue's ProvisioningRequest the workers' nodes come when flex-start finds the
+        # capacity, a wait GKE does not bound (its flex-start page, values/capacity.py), while
+        # KubeRay fails a RayJob whose cluster is not running within preRunningDeadlineSeconds
+        # (values/kuberay.py RAYJOB_FIELD_SINCE).
+        waits = (
+            f"flex-start may find the capacity later than job.preRunningDeadlineSeconds "
+            f"({v.job.pre_running_deadline_seconds} s), after which KubeRay fails the run: raise it, "
+            "or queue the run (queue.enabled, queue.createObjects) so Kueue asks for the nodes first"
+        )
+        warnings.append(Problem("warning", PLAN, "job.preRunningDeadlineSeconds", waits))
     warnings += memory_problems(spec, est)
     guarded = security(spec)
     return Plan(

@@ -343,7 +343,9 @@ class NetworkPolicy(Model):
         ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"],
         "The cluster's pod, Service and node ranges: the Ray pods' HTTPS egress (Cloud Storage, "
         "Google APIs, the Hugging Face Hub) goes to any address but these (GKE's defaults are "
-        "private ranges; add a non-RFC 1918 range your cluster uses).",
+        "private ranges; add a non-RFC 1918 range your cluster uses). A Private Service Connect "
+        "endpoint for Google APIs has an internal address inside these: leave its /32 out of them "
+        "or admit it with a NetworkPolicy of your own.",
         min_length=1,
     )
 
