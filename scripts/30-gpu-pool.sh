@@ -54,7 +54,7 @@ if [[ " $POOL_CAPACITIES " == *" reservation "* ]]; then
         "lower its replicas or use another reservation"
       sub_block[pool]="$RESERVATION/reservationBlocks/${fits%%/*}/reservationSubBlocks/${fits#*/}"
       log "sub-block $fits of reservation $RESERVATION holds a group's $size workers"
-    done < <(for i in "${!pool_sizes[@]}"; do echo "${pool_sizes[i]} $i"; done | sort -rn | grep -v '^0 ')
+    done < <(for i in "${!pool_sizes[@]}"; do echo "${pool_sizes[i]} $i"; done | sort -k1,1nr -k2,2n | grep -v '^0 ')
   fi
 fi
 inputs_checked

@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 import yaml
 
+from ..scripts_harness import profile_values
 from .cluster import ControlPlane
 from .helpers import (
     CHART,
@@ -220,7 +221,7 @@ def test_profile_applies_strictly_and_reapplies_unchanged(
     # dist/ pins `namespace: default`; the same rendering for another namespace is `synth -n`
     # (also renaming the PersistentVolumes, <namespace>-<claim>).
     namespace = f"dist-{profile}"
-    folder = synth(tmp_path, profile, "-n", namespace)
+    folder = synth(tmp_path, profile, "-n", namespace, *profile_values(profile))
     expected = yaml.safe_load((folder / "kustomization.yaml").read_text())["resources"]
     rayjobs = [yaml.safe_load(f.read_text()) for f in sorted(folder.glob("rayjob-*.yaml"))]
     cp.kubectl("create", "namespace", namespace)
@@ -329,7 +330,9 @@ def test_overlay_installs_upgrades_and_uninstalls(
 ) -> None:
     cp, overlay = control_plane, Overlay(name)
     release = namespace = overlay.release
-    chart_args = (release, str(CHART), "-f", str(overlay.values_file), "-n", namespace)
+    # A4X's user names a multi-arch image (rule image-carries-arch).
+    values = ("-f", str(overlay.values_file), *profile_values(overlay.gpu))
+    chart_args = (release, str(CHART), *values, "-n", namespace)
     refusals: list[str] = []
     rayjobs: list[dict[str, Any]] = []
     try:
