@@ -93,12 +93,12 @@ def one_profile(args: argparse.Namespace) -> Profile:
     from ..profiles import shipped_profiles
     from ..values.loader import agrees, merge_layers
 
-    if not args.profile:
+    name = args.profile
+    if not name:
         full = merge_layers(None, args.values, sets(args))
         named = [p.name for p in shipped_profiles() if agrees(p.layer(), full)]
-        (profile,) = profiles([(named or matching_profiles(args))[0]])
-        return profile
-    (profile,) = profiles([args.profile])
+        name = (named or matching_profiles(args))[0]
+    (profile,) = profiles([name])
     return profile
 
 

@@ -118,11 +118,13 @@ MODES = tuple(SIDECAR_LIMITS)
 # The machine of the worker group a per-group rule looks at (values/worker_groups.py machine_of).
 GROUP_MACHINE = op("or", G("machine"), GPU)
 GROUP_CAPACITY = op("or", G("capacity"), CAPACITY)
-GROUP_ARCH = Lookup(GROUP_MACHINE, tuple((name, p.arch) for name, p in sorted(gpu_profiles().items())))
 
 
 def _by_gpu(fact, machine: Expr = GPU) -> Lookup:
     return Lookup(machine, tuple((name, fact(profile)) for name, profile in GPUS))
+
+
+GROUP_ARCH = _by_gpu(lambda p: p.arch, GROUP_MACHINE)
 
 
 def _sidecar_limit(key: str, i: int) -> Expr:
@@ -196,9 +198,9 @@ MEMORY = _worker_resource(
     lambda p: allocatable_memory_gib(p.memory_gb) * GIB,
 )
 FILE_CACHE = op("quantity", V("Values.storage.fileCacheCapacity"))
-# A GPU pod's sidecar ephemeral limit (derive.py): the values', else the file cache plus headroom.
 # storage.sidecar.ephemeralStorageLimit as a quantity; 0 when empty (or "0": no limit).
 SIDECAR_EPHEMERAL_SET = op("quantity", op("or", V("Values.storage.sidecar.ephemeralStorageLimit"), "0"))
+# A GPU pod's sidecar ephemeral limit (derive.py): the values', else the file cache plus headroom.
 GPU_SIDECAR_EPHEMERAL = op(
     "or",
     SIDECAR_EPHEMERAL_SET,
