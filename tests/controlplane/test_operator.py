@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 import yaml
 
+from verl_grpo.constructs.runtime_env import GIB_NCCL_ENV_SCRIPT
+
 from ..conftest import DIST_VALUES
 from ..kuberay_submitter import run_recorded
 from .build import REPO, kuberay_versions
@@ -185,6 +187,9 @@ def test_raycluster_profile_gets_its_pods_and_head_service(
     sources = [s["configMap"]["name"] for s in volumes["preflight"]["projected"]["sources"]]
     assert sources == ["verl-preflight", "verl-submit"]
     assert kubectl_json(control_plane, "get", "service", f"{name}-head-svc", "-n", namespace)["spec"]["ports"]
+    for worker in (p for p in pods if p is not head):
+        (work := tmp_path / worker["metadata"]["name"]).mkdir()
+        assert_workers_start_ray_with_gib_nccl_env(worker["spec"]["containers"][0], work)
     assert mark_running_and_ready(control_plane, namespace, f"ray.io/cluster={name}") == 3
     wait_for(
         "the RayCluster to be ready",
@@ -195,6 +200,31 @@ def test_raycluster_profile_gets_its_pods_and_head_service(
             == "ready"
         ),
     )
+
+
+def assert_workers_start_ray_with_gib_nccl_env(container: dict[str, Any], tmp_path: Path) -> None:
+    """The worker's command as KubeRay built it, run by bash with a recording `ray`: the raylet
+    starts with gIB's set_nccl_env.sh exports, and never without them (a missing script, before the
+    node's RDMA installer has run, stops the container instead)."""
+    command = [*container["command"], *container["args"]]
+    assert command[-1].index(GIB_NCCL_ENV_SCRIPT) < command[-1].index("ray start")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ray").write_text('#!/bin/sh\necho "ray $1 NCCL_NET=$NCCL_NET"\n')
+    (bin_dir / "ray").chmod(0o755)
+    script = tmp_path / "set_nccl_env.sh"
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+
+    def run() -> subprocess.CompletedProcess[str]:
+        local = [*command[:-1], command[-1].replace(GIB_NCCL_ENV_SCRIPT, str(script))]
+        return subprocess.run(local, env=env, capture_output=True, text=True, check=False)
+
+    missing = run()
+    assert missing.returncode == 1 and "ray start" not in missing.stdout, missing
+    assert "the gIB RDMA installer has not run on this node" in missing.stdout
+    script.write_text("export NCCL_NET=gIB\n")
+    started = run()
+    assert started.returncode == 0 and started.stdout.strip() == "ray start NCCL_NET=gIB", started
 
 
 def test_a_field_the_operator_lacks_is_refused_not_dropped(control_plane: ControlPlane) -> None:

@@ -10,10 +10,30 @@ GIB_LIB = "/usr/local/gib/lib64"
 # gIB's NCCL plugin first, then the driver's libraries (what set_nccl_env.sh exports).
 LD_LIBRARY_PATH = f"{GIB_LIB}:{NVIDIA_LIB}"
 
+# gIB's NCCL settings come from the script the RDMA installer puts on the node, which Google updates
+# with each gIB release; every GKE workload sources it (container-engine-accelerators@992db81
+# gpudirect-rdma/nccl-test*.yaml; cluster-toolkit@1047080 examples/gke-a3-ultragpu, gke-a4, gke-a4x
+# nccl-jobset-example.yaml), and Cluster Toolkit tells users to "Replace any NCCL env hard coding/caches
+# with set_nccl_env.sh sourcing" (modules/management/kubectl-apply/variables.tf@1047080). The worker
+# container sources it before `ray start` (VerlRayCluster), so the raylet and every Ray worker it
+# spawns inherit the exports; runtime_env carries only the overrides below, which Ray applies on top.
+GIB_NCCL_ENV_SCRIPT = "/usr/local/gib/scripts/set_nccl_env.sh"
+
+
+def source_gib_nccl_env() -> str:
+    """The worker container's args: KubeRay runs `<args> && ulimit -n 65536; ray start ...`
+    (ray-operator/controllers/ray/common/pod.go BuildPod, v1.6.1), so a bare failed `source` would
+    skip only the ulimit and start Ray without gIB. The script is missing until the RDMA installer has
+    run on the node: the container exits with that message in its log and is restarted."""
+    return (
+        f'source {GIB_NCCL_ENV_SCRIPT} || {{ echo "verl-grpo: {GIB_NCCL_ENV_SCRIPT} not found:'
+        ' the gIB RDMA installer has not run on this node"; exit 1; }'
+    )
+
 
 def env_vars(spec: DeploySpec) -> dict[str, str]:
-    """Environment for the driver and every Ray worker; all values are strings. The machine's own
-    NCCL settings (data/gpus/ ncclEnv) replace the common ones; no tuner file where none is published."""
+    """Environment for the driver and every Ray worker; all values are strings. NCCL: only deliberate
+    overrides of set_nccl_env.sh (see GIB_NCCL_ENV_SCRIPT), each with its reason."""
     v = spec.values
     tuner = spec.gpu.nccl_tuner_config
     common = {
@@ -22,19 +42,18 @@ def env_vars(spec: DeploySpec) -> dict[str, str]:
         # The model sits in the bucket: never reach for the hub, keep HF caches off the read-only mount.
         "HF_HUB_OFFLINE": "1",
         "HF_HOME": "/tmp/huggingface",
-        "NCCL_NET": "gIB",
+        # The machine's own tuner file, exported after sourcing the script as Google's recipes do
+        # (gpu-recipes@2e1fd5e src/helm-charts/a4/job/templates/workload-job.yaml: tuner_config_a4;
+        # cluster-toolkit@1047080 examples/machine-learning/a3-ultragpu-8g/nemo-framework/Dockerfile:
+        # "Use A3 Ultra tuner config"); none where gIB publishes none (data/gpus/ ncclTunerConfig).
         **({"NCCL_TUNER_CONFIG_PATH": tuner} if tuner else {}),
-        "NCCL_CROSS_NIC": "0",
-        "NCCL_NET_GDR_LEVEL": "PIX",
-        "NCCL_P2P_NET_CHUNKSIZE": "131072",
-        "NCCL_NVLS_CHUNKSIZE": "524288",
-        "NCCL_IB_ADAPTIVE_ROUTING": "1",
-        "NCCL_IB_QPS_PER_CONNECTION": "4",
-        "NCCL_IB_TC": "52",
-        "NCCL_IB_FIFO_TC": "84",
+        # NCCL prints nothing by default; WARN puts its warnings in the Ray logs the log shipper keeps
+        # and `explain` reads (postmortem/causes.py), as Cluster Toolkit's NeMo image does (same Dockerfile).
         "NCCL_DEBUG": "WARN",
+        # Gloo (torch's CPU collectives) on the pod's default interface, not an RDMA NIC.
         "GLOO_SOCKET_IFNAME": "eth0",
     }
+    # Machine-specific settings Google's Ray pages set beyond the script (data/gpus/ ncclEnv cites them).
     return {**common, **dict(spec.gpu.nccl_env)}
 
 

@@ -21,7 +21,7 @@ from .pod_security import (
     skip_annotations,
 )
 from .preflight_script import PreflightScript
-from .runtime_env import LD_LIBRARY_PATH
+from .runtime_env import LD_LIBRARY_PATH, source_gib_nccl_env
 from .scheduling import (
     NODE_POOL_LABEL,
     cpu_node_selector,
@@ -194,6 +194,8 @@ class VerlRayCluster(ManifestConstruct):
                             "name": "ray-worker",
                             "image": image(spec),
                             "imagePullPolicy": v.image.pull_policy,
+                            # KubeRay runs these args before its `ray start` (runtime_env.py says why).
+                            "args": [source_gib_nccl_env()],
                             "env": [{"name": "LD_LIBRARY_PATH", "value": LD_LIBRARY_PATH}],
                             "resources": {
                                 **_resources(d.worker_cpu, d.worker_memory, d.worker_ephemeral_storage, gpus),
