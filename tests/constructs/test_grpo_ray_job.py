@@ -22,7 +22,10 @@ def test_ray_job_settings(shipped):
     # gIB's settings come from the node's set_nccl_env.sh, sourced by the workers: the run keeps only
     # its deliberate overrides (the machine's tuner file, NCCL's warnings in the logs).
     nccl = {k: v for k, v in env["env_vars"].items() if k.startswith("NCCL_")}
-    assert nccl == {"NCCL_TUNER_CONFIG_PATH": "/usr/local/gib/configs/tuner_config_a3u.txtpb", "NCCL_DEBUG": "WARN"}
+    assert nccl == {
+        "NCCL_TUNER_CONFIG_PATH": "/usr/local/gib/configs/tuner_config_a3u.txtpb",
+        "NCCL_DEBUG": "WARN",
+    }
     # One command: the pre-flight, which execs verl (the words after its `--`).
     preflight, verl = s["entrypoint"].split(" -- \\\n  ", 1)
     assert preflight.startswith(

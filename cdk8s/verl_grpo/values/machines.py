@@ -35,7 +35,7 @@ class GpuProfile:
     local_ssds: int  # Local SSDs (375 GiB each) bundled with the machine; 0: none
     accelerator_topology: str  # a workload policy's --accelerator-topology the pool needs, or ""
     imex: bool  # multi-node NVLink: pods need an IMEX channel (a ComputeDomain)
-    nccl_env: tuple[tuple[str, str], ...]  # NCCL settings Google sets for this machine on top of set_nccl_env.sh
+    nccl_env: tuple[tuple[str, str], ...]  # NCCL settings Google sets on top of set_nccl_env.sh
 
     @property
     def nccl_gate_min_bus_gbps(self) -> int:
