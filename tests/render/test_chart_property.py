@@ -44,6 +44,11 @@ PLAUSIBLE = {
     # Random paths mostly collide with each other or with the GPU stack's mounts.
     "storage.mountPath": ["/data", "/mnt/bucket", "/workspace/data"],
     "storage.checkpointMountPath": ["/checkpoints", "/mnt/ckpt", "/workspace/ckpt"],
+    # Short random folders often nest in each other (rule bucket-folders-disjoint).
+    "storage.modelDir": ["models/Qwen2.5-32B-Instruct", "weights", "m/q.v_1"],
+    "storage.dataDir": ["data/gsm8k", "datasets", "d-1/x"],
+    "storage.verlDir": ["verl", "code/verl", "v_2"],
+    "storage.checkpointDir": ["checkpoints", "runs/ckpt", "c.3"],
     "dataPrep.cpu": ["4", "8", "6500m"],
     "dataPrep.memory": ["16Gi", "32Gi", "30G"],
     "dataPrep.ephemeralStorage": ["50Gi", "100Gi"],

@@ -414,9 +414,11 @@ def test_set_rules_catch_what_broke_the_first_run(validator):
         pv["spec"]["csi"]["volumeHandle"] = "verl-grpo-data"
     policy["spec"]["ingress"] = [{"from": [{"podSelector": {}}]}]
     found = {(f.rule, f.object) for f in errors(validator, *pvs, policy, job)}
-    (checkpoints,) = [p["metadata"]["name"] for p in pvs if "-checkpoints-" in p["metadata"]["name"]]
+    # Every PV after the first that holds the handle (model, data, verl, checkpoints).
+    first, *repeats = [p["metadata"]["name"] for p in pvs]
+    assert len(repeats) == 3 and "-model-" in first
     assert found == {
-        ("csi-volume-handle-unique", f"PersistentVolume/{checkpoints}"),
+        *(("csi-volume-handle-unique", f"PersistentVolume/{name}") for name in repeats),
         ("kuberay-operator-blocked", "NetworkPolicy/default/verl-ray"),
     }
 
@@ -445,5 +447,7 @@ def test_a_kustomize_namespace_that_strands_the_claims_is_refused(tmp_path):
     assert [re.sub("-[0-9a-f]{8}$", "", f.object) for f in sorted(found, key=lambda f: f.object)] == [
         "PersistentVolumeClaim/team-a/verl-checkpoints",
         "PersistentVolumeClaim/team-a/verl-data",
+        "PersistentVolumeClaim/team-a/verl-model",
+        "PersistentVolumeClaim/team-a/verl-verl",
     ]
     assert "render for the namespace instead (verl-grpo synth -n, helm -n)" in found[0].message

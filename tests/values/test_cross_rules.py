@@ -171,6 +171,7 @@ EDGES: dict[str, list] = {
     "worker.memory": ["", "2670Gi", "2671Gi", "3597Gi", "3600Gi"],
     "storage.mountPath": ["/data", "/usr/local/nvidia/x", "/tmp"],
     "storage.checkpointMountPath": ["/checkpoints", "/data/ckpt", "/data"],
+    "storage.checkpointDir": ["checkpoints", "data", "verl/checkpoints"],
     "storage.sidecar.cpuLimit": ["", "0", "2", "2100m", "500m"],
     "storage.sidecar.memoryLimit": ["", "0", "14Gi", "15Gi"],
     "storage.sidecar.ephemeralStorageLimit": ["", "0", "100Gi"],
@@ -289,6 +290,7 @@ PAIRS = [
     {"network.rdma": "dranet", "cluster.mode": "autopilot", "cluster.zone": "us-central1-b"},
     {"ray.auth": "token"},
     {"ray.auth": "token", "ray.version": "2.52.0", "kuberay.version": "1.5.1"},
+    {"storage.dataDir": "models", "storage.verlDir": "models/Qwen2.5-32B-Instruct/verl"},
 ]
 
 

@@ -126,6 +126,23 @@ def test_mount_paths_must_be_disjoint(sets, needle):
     assert any(needle in p.line() for p in err.value.problems), str(err.value)
 
 
+@pytest.mark.parametrize(
+    ("sets", "needle"),
+    [
+        (["storage.dataDir=models"], "storage.dataDir: 'models' overlaps storage.modelDir"),
+        (["storage.checkpointDir=verl"], "storage.checkpointDir: 'verl' overlaps storage.verlDir ('verl')"),
+        (["storage.verlDir=data/gsm8k/verl"], "storage.verlDir: 'data/gsm8k/verl' overlaps storage.dataDir"),
+    ],
+)
+def test_bucket_folders_must_be_disjoint(sets, needle):
+    """Each folder is its own FUSE volume, mounted at mountPath/<dir>: one inside another would be
+    mounted inside a read-only mount."""
+    with pytest.raises(Problems) as err:
+        render_one(*sets)
+    assert any(needle in p.line() for p in err.value.problems), str(err.value)
+    render_one("storage.dataDir=datasets/gsm8k", "storage.checkpointDir=runs")
+
+
 @pytest.mark.parametrize("extra", ["x=1;rm -rf /", "x=1 && echo", "x=$(id)", "x=1 > /tmp/y", "'x=1"])
 def test_extra_args_cannot_split_the_entrypoint(extra):
     from verl_grpo.problems import Problems

@@ -124,12 +124,12 @@ class DataPrepJob(ManifestConstruct):
                             "resources": {"requests": amounts, "limits": dict(amounts)},
                             "securityContext": HEAD_CONTAINER_SECURITY,
                             "volumeMounts": [
-                                {"name": "data", "mountPath": s.mount_path},
+                                *storage.data_prep_volume_mounts(),
                                 {"name": "scratch", "mountPath": "/tmp"},
                             ],
                         }
                     ],
-                    "volumes": [*storage.volumes()[:1], {"name": "scratch", "emptyDir": {}}],
+                    "volumes": [*storage.data_prep_volumes(), {"name": "scratch", "emptyDir": {}}],
                 },
             },
         }

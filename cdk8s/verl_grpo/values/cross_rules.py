@@ -372,6 +372,36 @@ def _mount_rules() -> tuple[CrossRule, ...]:
     return tuple(out)
 
 
+# The bucket's folders: each is its own volume (constructs/gcs_fuse_storage.py, mounted at
+# mountPath/<dir> or checkpointMountPath) and its own grant (scripts/lib.sh bucket_grants).
+BUCKET_FOLDERS = {
+    f"storage.{key}": V(f"Values.storage.{key}")
+    for key in ("modelDir", "dataDir", "verlDir", "checkpointDir")
+}
+
+
+def _bucket_folder_rules() -> tuple[CrossRule, ...]:
+    """A folder inside another would be mounted inside that one's read-only FUSE mount (the
+    runtime cannot create the mount point there) and granted twice."""
+    keys = list(BUCKET_FOLDERS)
+    return tuple(
+        CrossRule(
+            "bucket-folders-disjoint",
+            key,
+            op("nested", BUCKET_FOLDERS[key], BUCKET_FOLDERS[other]),
+            (
+                "'",
+                BUCKET_FOLDERS[key],
+                f"' overlaps {other} ('",
+                BUCKET_FOLDERS[other],
+                "'); bucket folders must be disjoint",
+            ),
+        )
+        for i, key in enumerate(keys)
+        for other in keys[:i]
+    )
+
+
 def _queue_rules() -> tuple[CrossRule, ...]:
     """What Kueue and flex-start refuse (values/kueue.py has the sources)."""
     queued = V("Values.queue.enabled")
@@ -909,6 +939,7 @@ RULES = (
         ("'", RELEASE, f"' must be DNS-1035 (a-z, 0-9, '-'), at most {RELEASE_NAME_MAX} characters"),
     ),
     *_mount_rules(),
+    *_bucket_folder_rules(),
     _fit_rule(CPU),
     _fit_rule(MEMORY),
     _fit_rule(EPHEMERAL),

@@ -249,7 +249,11 @@ class Storage(Model):
         pattern=BUCKET_OR_UNSET,
     )
     capacity: str = field("768Gi", "Nominal capacity of the bucket PersistentVolumes.", pattern=QUANTITY)
-    mount_path: str = field("/data", "Where the bucket is mounted in head and worker pods.", pattern=ABS_PATH)
+    mount_path: str = field(
+        "/data",
+        "Where the model, data and verl folders are mounted in the pods, each at <mountPath>/<its dir>.",
+        pattern=ABS_PATH,
+    )
     checkpoint_mount_path: str = field(
         "/checkpoints",
         "Where the checkpoint prefix of the bucket is mounted (write-friendly options).",
@@ -265,7 +269,7 @@ class Storage(Model):
     checkpoint_dir: str = field("checkpoints", "Bucket prefix for checkpoints.", pattern=BUCKET_PATH)
     file_cache_capacity: str = field(
         FILE_CACHE_CAPACITY,
-        "GCS FUSE file cache of the data volume (the model, data and verl are read through it), on the "
+        "GCS FUSE file cache of the model volume (the model is read through it), on the "
         "node's ephemeral storage; the GPU pods' sidecar limit is derived above it.",
         pattern=QUANTITY,
     )

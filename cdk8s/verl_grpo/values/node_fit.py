@@ -62,7 +62,7 @@ SIDECAR_LIMITS = {
     "standard": ("0", "0", "0"),
     "autopilot": (AUTOPILOT_GPU_SIDECAR_CPU_MAX, AUTOPILOT_GPU_SIDECAR_MEMORY_MAX, "200Gi"),
 }
-# The data volume's file cache (storage.fileCacheCapacity's default): bounded, where an unbounded
+# The model volume's file cache (storage.fileCacheCapacity's default): bounded, where an unbounded
 # one (-1) grows with every file read until the pod's ephemeral storage is spent. It lives in the
 # FUSE sidecar's emptyDir on the node's ephemeral storage, and "the value of Pod annotation
 # gke-gcsfuse/ephemeral-storage-limit must be larger than the fileCacheCapacity volume attribute"

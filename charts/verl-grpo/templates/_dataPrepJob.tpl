@@ -112,14 +112,24 @@ template:
           drop:
           - ALL
       volumeMounts:
+      - name: model
+        mountPath: {{ list .Values.storage.mountPath "/" .Values.storage.modelDir | join "" | toJson }}
       - name: data
-        mountPath: {{ .Values.storage.mountPath | toJson }}
+        mountPath: {{ list .Values.storage.mountPath "/" .Values.storage.dataDir | join "" | toJson }}
+      - name: verl
+        mountPath: {{ list .Values.storage.mountPath "/" .Values.storage.verlDir | join "" | toJson }}
       - name: scratch
         mountPath: /tmp
     volumes:
+    - name: model
+      persistentVolumeClaim:
+        claimName: {{ list .Release.Name "-model-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
     - name: data
       persistentVolumeClaim:
         claimName: {{ list .Release.Name "-data-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
+    - name: verl
+      persistentVolumeClaim:
+        claimName: {{ list .Release.Name "-verl-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
     - name: scratch
       emptyDir: {}
 {{- end }}

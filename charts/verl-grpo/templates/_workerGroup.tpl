@@ -183,8 +183,14 @@ template:
         readOnly: true
       - name: ray-tmp
         mountPath: /tmp
+      - name: model
+        mountPath: {{ list .Values.storage.mountPath "/" .Values.storage.modelDir | join "" | toJson }}
+        readOnly: true
       - name: data
-        mountPath: {{ .Values.storage.mountPath | toJson }}
+        mountPath: {{ list .Values.storage.mountPath "/" .Values.storage.dataDir | join "" | toJson }}
+        readOnly: true
+      - name: verl
+        mountPath: {{ list .Values.storage.mountPath "/" .Values.storage.verlDir | join "" | toJson }}
         readOnly: true
       - name: checkpoints
         mountPath: {{ .Values.storage.checkpointMountPath | toJson }}
@@ -197,9 +203,15 @@ template:
         path: /home/kubernetes/bin/gib
     - name: ray-tmp
       emptyDir: {}
+    - name: model
+      persistentVolumeClaim:
+        claimName: {{ list .Release.Name "-model-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
     - name: data
       persistentVolumeClaim:
         claimName: {{ list .Release.Name "-data-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
+    - name: verl
+      persistentVolumeClaim:
+        claimName: {{ list .Release.Name "-verl-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
     - name: checkpoints
       persistentVolumeClaim:
         claimName: {{ list .Release.Name "-checkpoints-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
