@@ -12,9 +12,10 @@ if TYPE_CHECKING:
     from constructs import Construct
 
 # Model, data and verl source change between runs, never during one: cache metadata forever
-# (-1). A pod may mount before the data-prep Job has written everything: "not found" must not be cached (negative-ttl-secs 0; gcsfuse
-# docs/semantics.md: negative entries have their own TTL, default 5 s, from gcsfuse v2.8.0 = GKE
-# 1.32.1-gke.1357001; before it they took the positive TTL, i.e. forever with -1). Listings are
+# (-1). A pod may mount before the data-prep Job has written everything: "not found" must not be
+# cached (negative-ttl-secs 0; gcsfuse docs/semantics.md: negative entries have their own TTL,
+# default 5 s, from gcsfuse v2.8.0 = GKE 1.32.1-gke.1357001; before it they took the positive TTL,
+# i.e. forever with -1). Listings are
 # not cached either (kernel-list-cache-ttl-secs defaults to 0, same document). Files are written
 # once; the data-prep Job writes each step's marker last and the pre-flight waits for the markers,
 # so a cached positive entry is never a half-written file.
