@@ -31,10 +31,14 @@ inputs_checked
 
 describe=(gcloud container clusters describe "$CLUSTER" --project="$PROJECT" --location="$REGION")
 if [[ $CLUSTER_MODE == autopilot ]]; then
+  # No --workload-policies=allow-net-admin: it lets workloads add NET_ADMIN (GKE API
+  # WorkloadPolicyConfig.allowNetAdmin), which no pod of the chart asks for (constructs/pod_security.py),
+  # nor do Google's Autopilot RDMA pods (container-engine-accelerators@992db81
+  # gpudirect-rdma/nccl-test-a4-autopilot.yaml: no securityContext).
   ensure "cluster $CLUSTER" "${describe[@]}" -- \
     gcloud container clusters create-auto "$CLUSTER" --project="$PROJECT" --location="$REGION" \
     --cluster-version="$GKE_VERSION" --release-channel="$RELEASE_CHANNEL" --enable-ray-operator \
-    --enable-multi-networking --workload-policies=allow-net-admin
+    --enable-multi-networking
 else
   ensure "cluster $CLUSTER" "${describe[@]}" -- \
     gcloud container clusters create "$CLUSTER" --project="$PROJECT" --location="$REGION" \

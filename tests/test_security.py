@@ -105,6 +105,18 @@ def test_pods_are_hardened_and_host_paths_read_only():
             assert set(host.values()) <= {"/home/kubernetes/bin/nvidia", "/home/kubernetes/bin/gib"}
 
 
+def test_no_pod_adds_a_capability_so_the_cluster_allows_none():
+    """Autopilot's allow-net-admin workload policy only lets workloads add NET_ADMIN (GKE API
+    WorkloadPolicyConfig.allowNetAdmin): no container adds any capability, so no cluster asks for it."""
+    for name, doc in dist_objects():
+        for _, template in pod_templates(doc):
+            spec = template["spec"]
+            for c in [*spec["containers"], *spec.get("initContainers", [])]:
+                assert not c.get("securityContext", {}).get("capabilities", {}).get("add"), (name, c["name"])
+    for golden in (REPO / "tests" / "goldens" / "scripts").glob("up-*.txt"):
+        assert "--workload-policies" not in golden.read_text(), golden.name
+
+
 def test_cloud_side_grants_only_what_is_needed():
     for golden in (REPO / "tests" / "goldens" / "scripts").glob("up-*.txt"):
         text = golden.read_text()

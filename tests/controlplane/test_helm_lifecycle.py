@@ -51,6 +51,8 @@ from .helpers import (
     wait_for,
 )
 
+# One PersistentVolume per bucket folder a release mounts (constructs/gcs_fuse_storage.py).
+BUCKET_VOLUMES = ("model", "data", "verl", "checkpoints")
 pytestmark = pytest.mark.controlplane
 
 FIELD_MANAGER = "verl-grpo-controlplane-test"
@@ -410,7 +412,7 @@ def test_upgrade_of_a_value_the_server_holds_immutable(
             lambda: not set(before) & set(release_pvs(cp, namespace, release)),
         )
         after = items(cp, "pv", *(n.split("/")[1] for n in release_pvs(cp, namespace, release)))
-        assert len(after) == 2 and all(check(pv) for pv in after)
+        assert len(after) == len(BUCKET_VOLUMES) and all(check(pv) for pv in after)
         claims = {c["metadata"]["name"] for c in items(cp, "pvc", "-n", namespace)}
         assert claims == {pv["spec"]["claimRef"]["name"] for pv in after}
         (cluster,) = items(cp, "rayclusters", "-n", namespace)
@@ -573,7 +575,7 @@ def test_two_releases_in_two_namespaces_in_any_order(
         for namespace, values in users.items():
             helm.ok("install", "verl", str(CHART), "-f", values, "-n", namespace, "--create-namespace")
         pvs = {ns: release_pvs(cp, ns, "verl") for ns in users}
-        assert all(len(names) == 2 for names in pvs.values()), pvs
+        assert all(len(names) == len(BUCKET_VOLUMES) for names in pvs.values()), pvs
         helm.ok(
             "upgrade",
             "verl",

@@ -17,6 +17,7 @@ import yaml
 
 from ..twin.autoscaler import ATOMIC_SCALE_UP, Autoscaler
 from ..twin.cloud import provision
+from ..twin.gke import COMPUTE_CLASS
 from .cluster import ControlPlane
 from .helpers import items, objects, synth, wait_for
 from .test_kueue import SUBBLOCK, condition, domains, ray_job, workload_of
@@ -100,14 +101,24 @@ def test_a_queued_run_without_topology_is_admitted_and_its_pools_grow(
     flow = Flow("h200-autopilot", QUEUED, name="queued-autopilot")
     with queued_run(cp, flow, tmp_path) as (scaler, name, docs):
         wait_for("the Workload admitted", lambda: admitted(cp, name), timeout=60)
-        job = items(cp, "rayjob", name, "-n", "default")[0]
-        assert job["spec"].get("suspend") is not True
+        # Kueue's job reconciler unsuspends the admitted RayJob right after admission.
+        wait_for(
+            "the admitted RayJob unsuspended",
+            lambda: items(cp, "rayjob", name, "-n", "default")[0]["spec"].get("suspend") is not True,
+            timeout=30,
+        )
         # After admission, KubeRay makes the pods and the autoscaler's nodes take them.
         count = expected_pods(docs)
         outcome = wait_for(
             "the admitted run's pods running", lambda: settled(cp, scaler, "default", count), timeout=180
         )
         assert not isinstance(outcome, str), f"the autoscaler added no node: {outcome}"
+        # Kueue added the CPU flavor's labels to the admitted pods: the head keeps the Performance
+        # class it selects, the 0.5-CPU submitter gets none (not a whole Performance node).
+        (head,) = items(cp, "pods", "-n", "default", "-l", "ray.io/node-type=head")
+        (submitter,) = items(cp, "pods", "-n", "default", "-l", "app.kubernetes.io/component=submitter")
+        assert head["spec"]["nodeSelector"].get(COMPUTE_CLASS) == "Performance"
+        assert COMPUTE_CLASS not in (submitter["spec"].get("nodeSelector") or {}), submitter["spec"]
 
 
 def atomic_check(folder: Path) -> None:

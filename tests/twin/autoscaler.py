@@ -283,7 +283,11 @@ class Autoscaler:
                 self._judged = None
                 return
             self._remove(pool, node)
-        for pod in pods:
+        # A claim the PV controller has not bound yet (it binds the release's statically named PVs
+        # within seconds) is no verdict on the nodes: the next scan judges again, as the real
+        # autoscaler does every scan.
+        binding = any(UNBOUND_CLAIMS in v for said in verdicts.values() for v in said.values())
+        for pod in [] if binding else pods:
             said = verdicts.get(pod["metadata"]["uid"], {})
             text = "; ".join(f"{pool}: 1 {verdict}" for pool, verdict in said.items()) or "no node group"
             self.record(pod, NOT_TRIGGERED, f"pod didn't trigger scale-up: {text}")

@@ -358,7 +358,7 @@ def autopilot_pool(pod: dict[str, Any], region: str) -> NodePool | None:
     ``gke-spot`` (https://cloud.google.com/kubernetes-engine/docs/how-to/autopilot-spot-pods), the
     reservation it names (https://cloud.google.com/kubernetes-engine/docs/how-to/consuming-reservations),
     in the zone it pins. The Performance compute class: one pod per node, of the machine family it
-    selects, the smallest the kit knows that fits it
+    selects, the smallest the kit knows that fits it; a pod of no class: the general-purpose platform
     (https://cloud.google.com/kubernetes-engine/docs/how-to/performance-pods). Autopilot's GPU nodes
     keep ephemeral storage on the machine's Local SSDs (modelled as a Standard pool given
     --ephemeral-storage-local-ssd); its per-pod ceilings are not modelled.
@@ -390,7 +390,12 @@ def autopilot_pool(pod: dict[str, Any], region: str) -> NodePool | None:
         # Autopilot tolerates the Spot taint for Spot pods itself; its GPU nodes keep the GPU taint.
         return dataclasses.replace(pool, labels=labels)
     family = selector.get(MACHINE_FAMILY)
-    if selector.get(COMPUTE_CLASS) != "Performance" or not family:
+    if COMPUTE_CLASS not in selector and not family:
+        # Autopilot's default general-purpose platform: Autopilot picks the hardware and bills the
+        # pod's requests (https://cloud.google.com/kubernetes-engine/docs/concepts/autopilot-compute-classes);
+        # the twin gives it the kit's smallest general-purpose machine that fits.
+        family = "e2"
+    elif selector.get(COMPUTE_CLASS) != "Performance" or not family:
         return None
     need_cpu = sum(
         float(parse_quantity(c.get("resources", {}).get("requests", {}).get("cpu", "0")))
@@ -418,6 +423,6 @@ def autopilot_pool(pod: dict[str, Any], region: str) -> NodePool | None:
         disk_gb += 10
     flags += [f"--machine-type={machine}", f"--total-max-nodes={10**6}", f"--disk-size={disk_gb}"]
     pool = pool_from_call(Call.parse(flags), f"autopilot-{machine}", region, cluster_has_cpu_pool=True)
-    labels = {**pool.labels, COMPUTE_CLASS: "Performance"}
+    labels = {**pool.labels, **({COMPUTE_CLASS: "Performance"} if COMPUTE_CLASS in selector else {})}
     del labels[NODEPOOL]
     return dataclasses.replace(pool, labels=labels)

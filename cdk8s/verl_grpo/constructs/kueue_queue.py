@@ -49,11 +49,20 @@ class KueueQueue(ManifestConstruct):
         )
         # A flavor with a topology places all its pods by it: only when placement is asked for.
         placed = spec.ops.fields_if(q.topology.mode, "none", {"topologyName": topology}, negate=True)
+        # Kueue adds a flavor's labels to the admitted pods' nodeSelector (below): on Standard the
+        # CPU pool's label keeps KubeRay's selector-less submitter on the pool sized for it. On
+        # Autopilot the head's labels would give the 0.5-CPU submitter the Performance compute class,
+        # "one Pod per node" billed for the whole node
+        # (https://cloud.google.com/kubernetes-engine/docs/how-to/performance-pods): the flavor has
+        # none, the head selects its class itself (cpu_node_selector) and the submitter runs on
+        # Autopilot's default general-purpose platform, billed for what it requests
+        # (https://cloud.google.com/kubernetes-engine/docs/concepts/autopilot-compute-classes).
+        standard = v.cluster.mode == "standard"
         self.add_object(
             "cpu-flavor",
             kind="ResourceFlavor",
             name=cpu_flavor,
-            body={"spec": {"nodeLabels": cpu_node_selector(v)}},
+            body={"spec": {"nodeLabels": cpu_node_selector(v)}} if standard else {},
         )
         # The labels every group's workers select: with groups of several capacities (the rule
         # queue-objects-flex-start-alone keeps flex-start out of such a mix) the machine's alone.
