@@ -3,15 +3,18 @@
 # Creates: cluster CLUSTER. Standard: Workload Identity, Ray operator and GCS FUSE add-ons,
 # multi-networking, dataplane v2, and a CPU pool sized from the values (cluster.cpuMachineType,
 # cpuNodeCount, cpuDiskSizeGb; `verl-grpo check` packs the head, data-prep and submitter pods onto
-# it). Autopilot: the same features, nodes come from the pods' requests.
+# it). Autopilot: the same features, nodes come from the pods' requests. Then checks that the Ray
+# add-on's CRDs are those of kuberay.version. Needs kubectl.
 # Variables: PROJECT, REGION, ZONE, CLUSTER (required).
 #   GKE_VERSION (default: the newest of RELEASE_CHANNEL), like 1.33.5-gke.1162000 and at least the
 #   floor of the profile's features (MIN_GKE_VERSION from verl-grpo env).
 #   RELEASE_CHANNEL (default: regular): rapid, regular, stable or extended.
+#   KUBERAY_CRD_POLL_S (default: 15): seconds between 20 looks for the add-on's CRDs.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 start_step "$@"
 check_cluster_name
+require_tools kubectl
 # The floor is the highest minimum over the features the profile uses (data/gke-features.yaml).
 RELEASE_CHANNEL=${RELEASE_CHANNEL:-regular}
 [[ $RELEASE_CHANNEL =~ ^(rapid|regular|stable|extended)$ ]] ||
@@ -54,4 +57,23 @@ else
       --location="$REGION" --node-locations="$ZONE" --machine-type="$CPU_MACHINE_TYPE" \
       --num-nodes="$CPU_NODE_COUNT" --disk-size="$CPU_DISK_SIZE_GB"
   fi
+fi
+
+# GKE's Ray add-on names no KubeRay version; its CRDs' fields do (values/kuberay_crds.py). The
+# chart renders for kuberay.version, so another operator is refused here, before any GPU pool.
+run gcloud container clusters get-credentials "$CLUSTER" --project="$PROJECT" --location="$REGION"
+if [[ $DRY_RUN == true ]]; then
+  log "would check the cluster's KubeRay CRDs against kuberay.version"
+else
+  crds=""
+  # The add-on installs its CRDs shortly after the cluster is up.
+  for _ in {1..20}; do
+    crds=$(kubectl get crd rayclusters.ray.io rayjobs.ray.io -o yaml 2>/dev/null) && break
+    crds=""
+    sleep "${KUBERAY_CRD_POLL_S:-15}"
+  done
+  [[ -n $crds ]] || die "cluster $CLUSTER has no KubeRay CRDs: enable GKE's Ray add-on (gcloud container clusters update $CLUSTER --update-addons=RayOperator=ENABLED)"
+  "${VERL_GRPO:-$REPO_DIR/.venv/bin/verl-grpo}" check --profile "$PROFILE" ${NAMESPACE:+-n "$NAMESPACE"} \
+    "${VALUES_ARGS[@]}" --cluster-crds - <<<"$crds" >&2 || exit 1 # it has said why, one line per problem
+  log "the cluster's KubeRay CRDs match kuberay.version"
 fi

@@ -292,6 +292,28 @@ def test_gke_version_defaults_to_the_channels_newest(tmp_path):
     )
 
 
+@pytest.mark.parametrize(
+    ("cluster", "needle"),
+    [
+        (
+            "1.5.1",
+            "kuberay.version: '1.6.1' but the cluster's KubeRay CRDs lack rayclusters.spec.authOptions",
+        ),
+        ("1.7.0", "kuberay.version: '1.6.1' but the cluster's KubeRay CRDs are 1.7.0's"),
+    ],
+)
+def test_the_ray_add_on_must_run_the_kuberay_the_values_name(tmp_path, cluster, needle):
+    """GKE's Ray add-on names no version: its CRDs' fields say which KubeRay it runs; the chart
+    renders for kuberay.version, so another one stops the scripts before any GPU pool."""
+    env = script_env(tmp_path / "state", tmp_path / "data", FAKE_KUBERAY=cluster)
+    done = run_script("up.sh", env)
+    assert done.returncode == 1 and needle in done.stderr, done.stderr
+    assert not [c for c in calls(tmp_path / "state") if "node-pools" in c["args"]]
+    done = run_script("up.sh", env, "--set", f"kuberay.version={cluster}")
+    assert done.returncode == 0, done.stderr
+    assert "the cluster's KubeRay CRDs match kuberay.version" in done.stderr
+
+
 def applied_objects(state) -> dict:
 
     return json.loads((state / "state.json").read_text()).get("applied", {})

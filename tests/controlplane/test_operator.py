@@ -227,6 +227,43 @@ def assert_workers_start_ray_with_gib_nccl_env(container: dict[str, Any], tmp_pa
     assert started.returncode == 0 and started.stdout.strip() == "ray start NCCL_NET=gIB", started
 
 
+def test_the_cluster_s_kuberay_crds_name_its_release(control_plane: ControlPlane) -> None:
+    """The fields data/kuberay-crd-fields.json holds for this operator are those of the CRDs its
+    Go module installs; `check --cluster-crds` on what the API server serves accepts this version
+    and refuses the other minors."""
+    from verl_grpo.values.kuberay_crds import own_fields, release_fields
+
+    version = control_plane.kuberay_version
+    served = control_plane.kubectl("get", "crd", "rayclusters.ray.io", "rayjobs.ray.io", "-o", "yaml")
+    docs = yaml.safe_load(served)["items"]
+    assert own_fields(docs) == release_fields()[version]
+
+    def check(kuberay: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [
+                str(CLI),
+                "check",
+                "--profile",
+                "h200-standard",
+                "--set",
+                f"kuberay.version={kuberay}",
+                "--cluster-crds",
+                "-",
+                "-o",
+                "json",
+            ],
+            input=served,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    assert "kuberay-matches-cluster" not in check(version).stdout
+    for other in {"1.4.2", "1.5.1", "1.6.1", "1.7.0"} - {version}:
+        refused = check(other)
+        assert refused.returncode == 1 and "kuberay-matches-cluster" in refused.stdout, (other, refused)
+
+
 def test_a_field_the_operator_lacks_is_refused_not_dropped(control_plane: ControlPlane) -> None:
     """Why the fields follow kuberay.version: a RayJob rendered for a newer operator than the
     cluster's is refused by a strict apply against the older CRD (and pruned by a lax one)."""

@@ -12,6 +12,9 @@ keeps state (what exists) and fails on demand.
                         what `compute reservations blocks list` and `sub-blocks list --block-name` print
     FAKE_NO_CREDENTIALS `gcloud auth print-access-token` fails as gcloud does without an account
     FAKE_GIT_COMMIT     what `git rev-parse HEAD` prints (default: the commit values/pins.py pins)
+    FAKE_KUBERAY        the KubeRay release of GKE's Ray add-on (default: values/kuberay.py's DEFAULT_VERSION):
+                        `kubectl get crd rayclusters.ray.io rayjobs.ray.io -o yaml` prints CRDs with that
+                        release's own fields (data/kuberay-crd-fields.json) once a cluster exists
     FAKE_BUCKETS        a folder whose subfolders are buckets' contents: `gcloud storage cp --recursive
                         gs://B/PREFIX/* DEST` copies from FAKE_BUCKETS/B/PREFIX (a read)
     state.json's "configmaps" ({"ns/name": data}) answers `kubectl get configmap -o jsonpath={.data.KEY}`,
@@ -251,6 +254,8 @@ def kubectl(cloud: Cloud, args: list[str]) -> int:
             return 1
         sys.stdout.write(data[key])
         return 0
+    if verb == "get" and words[1] == "crd":
+        return kuberay_crds(cloud, words[2:])
     if verb == "get" and " ".join(words[:2]) in cloud.state.get("outputs", {}):
         sys.stdout.write(cloud.state["outputs"][" ".join(words[:2])])  # a canned answer (events, lists)
         return 0
@@ -266,6 +271,47 @@ def kubectl(cloud: Cloud, args: list[str]) -> int:
             if a.startswith("--from-file=") and a.split("=", 2)[-1] == "/dev/stdin":
                 sys.stdin.read()
         cloud.add(f"k8s {kind} {namespace}/{name}")
+    return 0
+
+
+def kuberay_crds(cloud: Cloud, names: list[str]) -> int:
+    """The Ray add-on's CRDs as a List, each with the release's own fields under spec (nothing
+    deeper: the check reads no more, values/kuberay_crds.py)."""
+    import yaml
+
+    if not any(r.startswith("container clusters ") for r in cloud.state["resources"]):
+        print(
+            f'Error from server (NotFound): customresourcedefinitions.apiextensions.k8s.io "{names[0]}" not found',
+            file=sys.stderr,
+        )
+        return 1
+    repo = Path(__file__).resolve().parents[2] / "cdk8s" / "verl_grpo"
+    default = re.search(r'DEFAULT_VERSION = "([^"]+)"', (repo / "values" / "kuberay.py").read_text()).group(1)
+    data = json.loads((repo / "data" / "kuberay-crd-fields.json").read_text())
+    fields = data["fields"][data["versions"][os.environ.get("FAKE_KUBERAY") or default]]
+    items = []
+    for plural, kind in (("rayclusters", "RayCluster"), ("rayjobs", "RayJob")):
+        spec: dict = {}
+        for path in fields:
+            head, _, rest = path.partition(".spec.")
+            if head != plural:
+                continue
+            node = spec
+            for part in rest.split("."):
+                node = node.setdefault("properties", {}).setdefault(part, {})
+        schema = {"properties": {"spec": spec}}
+        items.append(
+            {
+                "kind": "CustomResourceDefinition",
+                "metadata": {"name": f"{plural}.ray.io"},
+                "spec": {
+                    "group": "ray.io",
+                    "names": {"kind": kind},
+                    "versions": [{"name": "v1", "schema": {"openAPIV3Schema": schema}}],
+                },
+            }
+        )
+    print(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
     return 0
 
 

@@ -21,6 +21,14 @@ def add(verbs: argparse._SubParsersAction) -> None:
     profiles_flag(p, "shipped profile (repeatable; default: all that your values agree with)")
     values_flags(p)
     verl_version_flag(p)
+    p.add_argument(
+        "--cluster-crds",
+        type=argparse.FileType("r"),
+        default=None,
+        metavar="FILE",
+        help="the cluster's KubeRay CRDs ('-': stdin), as `kubectl get crd rayclusters.ray.io "
+        "rayjobs.ray.io -o yaml` prints them: refuse a kuberay.version they do not belong to",
+    )
     output_flag(p)
     p.set_defaults(run=run)
 
@@ -30,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from ..problems import Problem, Problems, as_json, errors
     from ..verl_check import training_problems
 
+    cluster_crds = None if args.cluster_crds is None else _crd_docs(args.cluster_crds.read())
     report: dict[str, list[Problem]] = {}
     for profile in profiles(args.profile or matching_profiles(args)):
         try:
@@ -42,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
         # plan's memory warning too: a run that will not fit its GPUs is a problem of its settings.
         memory = memory_problems(deploy, memory_estimate(deploy, args.verl_version))
         problems = [*training_problems(deploy, args.verl_version), *memory]
+        if cluster_crds is not None:
+            problems += _kuberay_problems(deploy.values.kuberay.version, cluster_crds)
         report[profile.name] = [p.at(profile.name) for p in problems]
     if args.output == "json":
         print(as_json(report))
@@ -52,3 +63,23 @@ def run(args: argparse.Namespace) -> int:
             verdict = "ok" if not problems else f"{len(problems)} problem(s)"
             print(f"{name}: verl {args.verl_version}: {verdict}", file=sys.stderr)
     return 1 if any(errors(ps) for ps in report.values()) else 0
+
+
+def _crd_docs(text: str) -> list[object]:
+    """`kubectl get crd A B -o yaml` prints a List of the CRDs; a file of plain CRDs works too."""
+    import yaml
+
+    docs = [d for d in yaml.safe_load_all(text) if d]
+    return [i for d in docs for i in (d.get("items", []) if d.get("kind") == "List" else [d])]
+
+
+def _kuberay_problems(version: str, docs: list[object]) -> list[object]:
+    from ..problems import RULES, Problem
+    from ..values.kuberay_crds import mismatch
+
+    why = mismatch(docs, version)
+    return (
+        []
+        if why is None
+        else [Problem("error", RULES, "kuberay.version", why, rule="kuberay-matches-cluster")]
+    )
