@@ -11,6 +11,7 @@ from verl_grpo.nccl_gate import (
     bus_bandwidth,
     groups,
     judge,
+    nccl_lines,
     parse_size,
     place_ranks,
     stall_lines,
@@ -134,4 +135,20 @@ def test_a_stalled_rank_is_named_and_a_stuck_group_blames_the_network():
     assert gone == [
         "rank 2 (node verl-worker-2 (10.0.0.2), GPU 0) did not reach the all-reduce within 30 s: "
         "no answer; the other 3 waited"
+    ]
+
+
+def test_the_nccl_every_rank_runs_is_said_and_a_mix_fails():
+    """The modes' RDMA installers leave different NCCL builds (values/pins.py): the gate says which
+    one the ranks mapped, and refuses nodes that run different ones."""
+    ranks = place_ranks([node(1, 2), node(2, 2)], 2)
+    image = "NCCL 2.27.3 from /usr/local/lib/python3.12/dist-packages/nvidia/nccl/lib/libnccl.so.2"
+    gib = "NCCL 2.28.9 from /usr/local/gib/lib64/libnccl.so.2"
+    assert nccl_lines(ranks, [image] * 4) == (True, [f"{image} on every rank"])
+    same, lines = nccl_lines(ranks, [image, image, gib, gib])
+    assert not same
+    assert lines == [
+        f"{image} on verl-worker-1 (10.0.0.1)",
+        f"{gib} on verl-worker-2 (10.0.0.2)",
+        "the nodes run different NCCL builds: one GPU image and one RDMA installer for all",
     ]

@@ -159,3 +159,14 @@ def test_plan_says_how_a_queued_flex_start_run_is_scheduled_and_its_time_limit(c
     how = json.loads(capsys.readouterr().out)["gpu"]["scheduling"]
     assert "(ProvisioningRequest, atomic scale-up)" in how
     assert how.endswith("workers required within one cloud.google.com/gce-topology-subblock")
+
+
+def test_plan_says_which_nccl_each_modes_installer_leaves(capsys):
+    """Google's Standard installer copies gIB's plugin only (2da1c92), Autopilot's also gIB's NCCL
+    build (155bfa4): the pins row says which, per mode (values/pins.py)."""
+    pins = {
+        profile: json.loads(render(profile, "json", capsys))["security"]["pins"]["rdma_installer"]
+        for profile in ("h200-standard", "h200-autopilot")
+    }
+    assert "2da1c92" in pins["h200-standard"] and "the workers run the image's NCCL" in pins["h200-standard"]
+    assert "155bfa4" in pins["h200-autopilot"] and "gIB's NCCL build" in pins["h200-autopilot"]

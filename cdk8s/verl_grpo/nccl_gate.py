@@ -215,6 +215,22 @@ def stall_lines(group: Group, ranks: list[Rank], phases: dict[int, str], seconds
     ]
 
 
+def nccl_lines(ranks: list[Rank], libraries: list[str]) -> tuple[bool, list[str]]:
+    """Which NCCL the ranks run (GateRank.nccl_library): one build everywhere, or the nodes of each.
+    The cluster modes' RDMA installers leave different builds on the node (values/pins.py), and
+    which one a process maps depends on the image's linking, so the gate says what it found."""
+    by_library: dict[str, set[str]] = {}
+    for r, library in zip(ranks, libraries, strict=True):
+        by_library.setdefault(library, set()).add(r.node)
+    if len(by_library) == 1:
+        return True, [f"{libraries[0]} on every rank"]
+    lines = [f"{library} on {', '.join(sorted(nodes))}" for library, nodes in sorted(by_library.items())]
+    return False, [
+        *lines,
+        "the nodes run different NCCL builds: one GPU image and one RDMA installer for all",
+    ]
+
+
 class GateRank:
     """One process per GPU; Ray runs it as a threaded actor so `phase` answers during a collective."""
 
@@ -256,6 +272,19 @@ class GateRank:
         for members in groups:  # every rank creates every group, in the same order (torch's rule)
             self.handles[",".join(map(str, members))] = dist.new_group(members)
         self.phase = "ready"
+
+    def nccl_library(self) -> str:
+        """The NCCL this process runs: the version the loaded library reports (ncclGetVersion) and
+        the file the loader mapped."""
+        import torch
+
+        try:
+            version = ".".join(map(str, torch.cuda.nccl.version()))
+        except (AttributeError, RuntimeError) as e:  # a torch built without NCCL
+            version = f"unknown ({type(e).__name__})"
+        with open("/proc/self/maps") as maps:
+            files = sorted({line.split()[-1] for line in maps if "/libnccl.so" in line})
+        return f"NCCL {version} from {', '.join(files) or 'no libnccl.so mapped'}"
 
     def measure(self, members: list[int], sizes: list[int], stall: float) -> list[float]:
         """Seconds per all-reduce at each size, the median of ITERATIONS after WARMUP."""
@@ -354,6 +383,11 @@ def run_gate(nodes: list[dict], settings: GateSettings, say: Callable[[str], Non
             for a, r in zip(actors, ranks, strict=True)
         ]
         if within(setup, found[0]) is None:
+            return False
+        same, lines = nccl_lines(ranks, ray.get([a.nccl_library.remote() for a in actors]))
+        for line in lines:
+            say(line if same else "FAILED: " + line)
+        if not same:
             return False
         measurements = []
         for g in found:

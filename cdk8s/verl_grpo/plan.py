@@ -172,7 +172,7 @@ def security(spec: DeploySpec) -> dict[str, Any]:
     from .constructs.base import image
     from .constructs.verl_ray_cluster import ray_auth_secret
     from .values.kuberay import AUTH_SECRET_SINCE, RAY_TOKEN_AUTH_SINCE
-    from .values.pins import COMMIT, VERL_COMMIT, VERL_REPOSITORY, rdma_installer
+    from .values.pins import COMMIT, VERL_COMMIT, VERL_REPOSITORY, rdma_installer, rdma_installer_nccl
     from .values.refs import version_at_least
 
     v = spec.values
@@ -213,7 +213,8 @@ def security(spec: DeploySpec) -> dict[str, Any]:
                 else " (a branch or tag: the weights can change)"
             ),
             "verl": f"{VERL_REPOSITORY} v{VERL_VERSION} = {VERL_COMMIT}",
-            "rdma_installer": rdma_installer(v.cluster.mode, spec.gpu.arch),
+            "rdma_installer": rdma_installer(v.cluster.mode, spec.gpu.arch)
+            + f" ({rdma_installer_nccl(v.cluster.mode, spec.gpu.arch)})",
         },
     }
 

@@ -5,6 +5,7 @@ timeout and say why. The NCCL command line itself is checked statically (tests/t
 
 from __future__ import annotations
 
+import re
 import shlex
 import time
 
@@ -52,8 +53,12 @@ def test_a_healthy_fabric_passes_and_reports_nccl_tests_columns(local_ray: Local
     assert status == "SUCCEEDED", log
     lines = gate_lines(log)
     assert lines[0] == "all-reduce over 4 GPUs on 2 nodes (gloo), sizes 64Ki, 256Ki, 1Mi, 4Mi, timeout 300 s"
-    assert lines[1].split() == ["group", "ranks", "size", "time(us)", "algbw(GB/s)", "busbw(GB/s)"]
-    rows = [line.split() for line in lines[2:-1]]
+    # The NCCL the ranks mapped (torch loads it even for gloo): the cache's nvidia-nccl wheel here.
+    assert re.fullmatch(
+        r"NCCL \d+\.\d+\.\d+ from /\S+/nvidia/nccl/lib/libnccl\.so\.2 on every rank", lines[1]
+    )
+    assert lines[2].split() == ["group", "ranks", "size", "time(us)", "algbw(GB/s)", "busbw(GB/s)"]
+    rows = [line.split() for line in lines[3:-1]]
     assert [(r[0], r[-5]) for r in rows][:4] == [("all", "4")] * 4
     assert sum(1 for r in rows if r[0] == "node") == 8  # 2 nodes alone, 4 sizes each
     for r in rows:  # printed with 2 decimals: compare to 0.01

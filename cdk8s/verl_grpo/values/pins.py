@@ -41,6 +41,27 @@ COMMIT = re.compile(r"^[0-9a-f]{40}$")
 DIGEST = r"^(sha256:[0-9a-f]{64})?$"
 
 
+# The NCCL each pinned installer leaves on the node, from its install command at that commit:
+# `container_entry.sh install` copies gIB's NCCL net plugin only, `install --install-nccl` also gIB's
+# own NCCL build; both copy /var/lib/gib/lib64 into /home/kubernetes/bin/nvidia/lib64 and the gib
+# folder, which the workers mount and put first on LD_LIBRARY_PATH (constructs/runtime_env.py).
+# 2da1c92 ("Removed --install-nccl from default and a4x installers") changed Standard and A4X only;
+# the Autopilot manifest, the one GKE's Autopilot page applies, still installs NCCL at 155bfa4 and
+# has no later commit. Not aligned: pinning Standard back to 155bfa4 would undo Google's own change,
+# and Autopilot has no installer without NCCL. Which library a worker maps also depends on how the
+# image's torch links NCCL, so the pre-flight's NCCL gate prints the version and file each rank
+# runs and fails when the nodes differ (nccl_gate.nccl_lines).
+RDMA_INSTALLER_NCCL = {
+    "standard": "gIB's plugin only: the workers run the image's NCCL (PyTorch's)",
+    "standard-arm64": "gIB's plugin only: the workers run the image's NCCL (PyTorch's)",
+    "autopilot": "gIB's plugin and gIB's NCCL build (/usr/local/gib/lib64, first on LD_LIBRARY_PATH)",
+}
+
+
+def rdma_installer_nccl(mode: str, arch: str = "amd64") -> str:
+    return RDMA_INSTALLER_NCCL[mode if arch == "amd64" else f"{mode}-{arch}"]
+
+
 def rdma_installer(mode: str, arch: str = "amd64") -> str:
     """The installer for the cluster mode, and its Arm build on Arm GPU nodes (A4X)."""
     return f"{RDMA_INSTALLER_BASE}/{RDMA_INSTALLERS[mode if arch == 'amd64' else f'{mode}-{arch}']}"
