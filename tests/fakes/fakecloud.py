@@ -12,7 +12,7 @@ keeps state (what exists) and fails on demand.
                         what `compute reservations blocks list` and `sub-blocks list --block-name` print
     FAKE_NO_CREDENTIALS `gcloud auth print-access-token` fails as gcloud does without an account
     FAKE_GIT_COMMIT     what `git rev-parse HEAD` prints (default: the commit values/pins.py pins)
-    FAKE_KUBERAY        the KubeRay release of GKE's Ray add-on (default: values/kuberay.py's DEFAULT_VERSION):
+    FAKE_KUBERAY        the KubeRay release of GKE's Ray add-on (default: kuberay.py's DEFAULT_VERSION):
                         `kubectl get crd rayclusters.ray.io rayjobs.ray.io -o yaml` prints CRDs with that
                         release's own fields (data/kuberay-crd-fields.json) once a cluster exists
     FAKE_BUCKETS        a folder whose subfolders are buckets' contents: `gcloud storage cp --recursive
@@ -281,7 +281,8 @@ def kuberay_crds(cloud: Cloud, names: list[str]) -> int:
 
     if not any(r.startswith("container clusters ") for r in cloud.state["resources"]):
         print(
-            f'Error from server (NotFound): customresourcedefinitions.apiextensions.k8s.io "{names[0]}" not found',
+            "Error from server (NotFound): customresourcedefinitions.apiextensions.k8s.io "
+            f'"{names[0]}" not found',
             file=sys.stderr,
         )
         return 1
