@@ -116,4 +116,11 @@ def test_autopilot_makes_a_node_per_pod_shape(profile: str, tmp_path: Path) -> N
     }
     node = autopilot_pool(head, cloud.cluster.region)
     assert node is not None and node.machine_type == "c2-standard-16"  # the smallest c2 that fits 12 CPUs
-    assert autopilot_pool({"spec": {"containers": []}}, cloud.cluster.region) is None
+    # A pod of no class (KubeRay's submitter): Autopilot's general-purpose platform, no whole node
+    # of a class; a class the twin does not model makes no node.
+    small = {"spec": {"containers": [{"resources": {"requests": {"cpu": "500m"}}}]}}
+    general = autopilot_pool(small, cloud.cluster.region)
+    assert general is not None and general.machine_type.startswith("e2-")
+    assert "cloud.google.com/compute-class" not in general.labels
+    scale_out = {"spec": {"nodeSelector": {"cloud.google.com/compute-class": "Scale-Out"}, "containers": []}}
+    assert autopilot_pool(scale_out, cloud.cluster.region) is None
