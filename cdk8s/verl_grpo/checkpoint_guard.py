@@ -155,6 +155,39 @@ def choose(root: str) -> Resume:
     )
 
 
+def world_size(path: str) -> int | None:
+    """The number of ranks that saved a checkpoint folder: fsdp_config.json's world_size, else the
+    rank files' (missing() has already found the folder complete)."""
+    actor = os.path.join(path, "actor")
+    try:
+        with open(os.path.join(actor, "fsdp_config.json"), encoding="utf-8") as f:
+            return int(json.load(f)["world_size"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    try:
+        sizes = {int(m.group(2)) for m in map(RANK_FILE.match, os.listdir(actor)) if m}
+    except OSError:
+        return None
+    return max(sizes) if sizes else None
+
+
+def world_problems(root: str, step: int | None, world: int) -> list[str]:
+    """verl loads model_world_size_<its world>_rank_<its rank>.pt
+    (utils/checkpoint/fsdp_checkpoint_manager.py load_checkpoint, v0.6.1 line 233, 0.9.1 line 316),
+    after the actor, the reference and vLLM are loaded, and stops with FileNotFoundError (verl issue
+    #2265) when the run's GPU count differs from the one that saved: refuse it before."""
+    saved = None if step is None or world <= 0 else world_size(folder(root, step))
+    if saved is None or saved == world:
+        return []
+    return [
+        f"checkpoints: global_step_{step} under {root} was saved by {saved} GPUs and this run has {world}: "
+        f"verl resumes only on {saved} (it loads model_world_size_{world}_rank_*.pt, which does not exist). "
+        f"Set workerGroups back to {saved} GPUs, or start a new run (run.name) from scratch or from the "
+        "checkpoint's merged model (python -m verl.model_merger merge --backend fsdp --local_dir "
+        f"{folder(root, step)}/actor --target_dir DIR, then storage.modelDir)"
+    ]
+
+
 def prune(root: str, resume: int | None, keep: int) -> list[str]:
     """Delete what verl's in-memory retention forgets after a restart: complete checkpoints below
     the resume step beyond the `keep` newest, and incomplete ones below it. Nothing above it (an

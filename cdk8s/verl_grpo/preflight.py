@@ -109,6 +109,47 @@ def heads_problems(model: str, tensor_parallel: int) -> list[str]:
     ]
 
 
+def context_problems(model: str, sequence: int) -> list[str]:
+    """verl's vLLM rollout asserts that the model's context holds prompt + response
+    (verl/workers/rollout/vllm_rollout/vllm_rollout_spmd.py@v0.6.1 vLLMRollout.__init__:
+    max_position_embeddings, of the config or its llm_config/text_config, times rope_scaling's
+    factor when there is one), after the actor and the reference are loaded: say it before."""
+    try:
+        with open(os.path.join(model, "config.json"), encoding="utf-8") as f:
+            config = json.load(f)
+    except (OSError, ValueError):
+        return []  # model_problems names a missing config
+    if not isinstance(config, dict) or sequence <= 0:
+        return []
+    rope = config.get("rope_scaling")
+    if isinstance(rope, dict):
+        length, factor = config.get("max_position_embeddings"), float(rope.get("factor", 1.0))
+    else:
+        subs = [
+            config,
+            *(config[k] for k in ("llm_config", "text_config") if isinstance(config.get(k), dict)),
+        ]
+        length = next((c["max_position_embeddings"] for c in subs if "max_position_embeddings" in c), None)
+        factor = 1.0
+    if not isinstance(length, int) or length * factor >= sequence:
+        return []
+    return [
+        f"model: its context of {length * factor:g} tokens (max_position_embeddings"
+        f"{f' x rope factor {factor:g}' if factor != 1.0 else ''}) is shorter than "
+        f"training.maxPromptLength + maxResponseLength = {sequence}; verl's vLLM rollout refuses it"
+    ]
+
+
+def rollout_problems(rollout: str) -> list[str]:
+    """The rollout backend verl imports in the workers (verl/workers/rollout/<name>_rollout): a
+    verl image carries vLLM or SGLang, not both (verl docker/README.md)."""
+    import importlib.util
+
+    if not rollout or importlib.util.find_spec(rollout) is not None:
+        return []
+    return [f"rollout: training.rolloutName is {rollout!r} but the image has no {rollout} module"]
+
+
 def parquet_problems(role: str, path: str) -> list[str]:
     if not os.path.isfile(path):
         return [f"{role}: {path} does not exist"]
@@ -160,12 +201,18 @@ def gpu_problems(nodes: list[dict], per_node: int, node_count: int) -> list[str]
     return problems
 
 
-def resume_problems(checkpoints: str, keep: int) -> list[str]:
-    """Make verl resume from a complete checkpoint (checkpoint_guard), and prune past retention."""
+def resume_problems(checkpoints: str, keep: int, world: int = 0) -> list[str]:
+    """Make verl resume from a complete checkpoint saved by as many GPUs as this run has
+    (checkpoint_guard), and prune past retention; nothing is pruned when the run cannot resume."""
     resume = checkpoint_guard.choose(checkpoints)
-    for line in resume.notes + checkpoint_guard.prune(checkpoints, resume.step, keep):
+    for line in resume.notes:
         print(f"preflight: checkpoints: {line}", flush=True)
-    return resume.problems
+    problems = resume.problems or checkpoint_guard.world_problems(checkpoints, resume.step, world)
+    if problems:
+        return problems
+    for line in checkpoint_guard.prune(checkpoints, resume.step, keep):
+        print(f"preflight: checkpoints: {line}", flush=True)
+    return []
 
 
 def gate_settings(args: argparse.Namespace) -> nccl_gate.GateSettings | None:
@@ -239,6 +286,7 @@ def ray_problems(version: str, auth: str, dashboard: str) -> list[str]:
 
 def run_checks(args: argparse.Namespace, nodes: Callable[[], list[dict] | None]) -> list[str]:
     problems = model_problems(args.model) + heads_problems(args.model, args.tensor_parallel)
+    problems += context_problems(args.model, args.sequence_length) + rollout_problems(args.rollout)
     data = parquet_problems("train", args.train) + parquet_problems("val", args.val)
     folders = sorted({os.path.dirname(args.train), os.path.dirname(args.val)})
     problems += data or [p for folder in folders for p in incomplete("data", folder)]
@@ -303,6 +351,12 @@ def main(
     parser.add_argument(
         "--wait", default="0", help="seconds to wait for missing inputs, or auto (sized from the model)"
     )
+    parser.add_argument(
+        "--sequence-length", type=int, default=0, help="prompt + response tokens; 0 skips the context check"
+    )
+    parser.add_argument(
+        "--rollout", default="", help="the rollout module the image must have (empty: unchecked)"
+    )
     parser.add_argument("--interval", type=float, default=15)
     parser.add_argument("--keep", type=int, default=0, help="checkpoints kept (0: no pruning)")
     parser.add_argument("--ray-version", default="", help="the Ray the image must run (empty: unchecked)")
@@ -327,7 +381,9 @@ def main(
         parser.error(f"--wait: {args.wait!r} is neither a number of seconds nor auto")
     problems = ray_problems(args.ray_version, args.ray_auth, args.ray_dashboard)
     problems = (
-        problems or wait_for_inputs(args, nodes, wait, why) or resume_problems(args.checkpoints, args.keep)
+        problems
+        or wait_for_inputs(args, nodes, wait, why)
+        or resume_problems(args.checkpoints, args.keep, args.gpus_per_node * args.nodes)
     )
     # FAILED marks what stopped the run (verl-grpo postmortem keys on it); the rest is progress.
     for p in problems:

@@ -235,3 +235,20 @@ def test_keep_one_on_0_6_1_deletes_the_only_good_checkpoint_and_the_run_stops(in
     code, out = run_preflight(args, capsys)
     assert code == 1
     assert "global_step_1 is incomplete (no actor/), and no earlier checkpoint" in out
+
+
+def test_a_checkpoint_of_another_gpu_count_is_refused_before_verl_loads_anything(inputs, capsys):
+    """verl loads model_world_size_<its GPUs>_rank_<rank>.pt and fails with FileNotFoundError after
+    loading the actor, the reference and vLLM (verl issue #2265): the pre-flight refuses it, says
+    how to go on, and deletes nothing."""
+    root, args = inputs
+    for step in (10, 20, 30):
+        fake_step(root, step, world=16)
+    track(root, "30")
+    code, out = run_preflight([*args, "--gpus-per-node", "8", "--nodes", "3"], capsys)
+    assert code == 1
+    assert "global_step_30 under" in out and "was saved by 16 GPUs and this run has 24" in out
+    assert "Set workerGroups back to 16 GPUs, or start a new run (run.name)" in out
+    assert guard.steps(str(root)) == [10, 20, 30]  # nothing pruned for a run that cannot resume
+    code, out = run_preflight([*args, "--gpus-per-node", "8", "--nodes", "2"], capsys)
+    assert code == 0 and "resuming from global_step_30 (complete)" in out

@@ -31,7 +31,10 @@ def test_ray_job_settings(shipped):
     assert preflight.startswith(
         "python3 /opt/verl-grpo/preflight.py --model /data/models/Qwen2.5-32B-Instruct"
     )
-    assert "--gpus-per-node 8 --nodes 2 --tensor-parallel 8 --keep 2" in preflight
+    assert (
+        "--gpus-per-node 8 --nodes 2 --tensor-parallel 8 --sequence-length 1024 --rollout vllm --keep 2"
+        in preflight
+    )
     assert "--keep 2 --ray-version 2.49.2 --ray-auth disabled --wait auto" in preflight
     # The NCCL gate on, its threshold a quarter of an A3 Ultra node's 3200 Gbps (400 GB/s).
     assert preflight.endswith(

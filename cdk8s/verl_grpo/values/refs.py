@@ -160,6 +160,10 @@ class Ops:
         """`fields` when the boolean leaf is true, else none of them."""
         return dict(fields) if flag else {}
 
+    def plus(self, a: object, b: object) -> object:
+        """The sum of two integer leaves."""
+        return a + b  # type: ignore[operator]
+
     def quantity_plus(self, leaf: object, extra: str) -> str:
         """The quantity leaf plus `extra`, in whole MiB rounded up ("107520Mi")."""
         from .quantity import parse_quantity
@@ -234,6 +238,11 @@ class MarkerOps(Ops):
         assert expr is not None, f"fields_if needs a marker leaf, got {leaf!r}"
         condition = f"{'ne' if negate else 'eq'} {expr.go} {json.dumps(equals)}"
         return {self.table.gate(condition, key): value for key, value in fields.items()}
+
+    def plus(self, a: object, b: object) -> object:
+        exprs = [self.table.lookup(x) for x in (a, b)]  # type: ignore[arg-type]
+        assert all(exprs), f"plus needs marker leaves, got {a!r}, {b!r}"
+        return self.table.add(f"(add {exprs[0].go} {exprs[1].go})", "json")  # type: ignore[union-attr]
 
     def quantity_plus(self, leaf: object, extra: str) -> str:
         from .quantity import parse_quantity
