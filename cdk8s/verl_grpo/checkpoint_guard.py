@@ -35,9 +35,25 @@ TRACKER = "latest_checkpointed_iteration.txt"
 STEP = re.compile(r"^global_step_(\d+)$")
 RANK_FILE = re.compile(r"^(model|optim|extra_state)_world_size_(\d+)_rank_(\d+)\.pt$")
 KINDS = ("model", "optim", "extra_state")  # verl's default save_contents: model, optimizer, extra
+# checkpoint.save_contents (trainer/config/actor/actor.yaml, default ['model', 'optimizer', 'extra'])
+# and the rank files each writes (utils/checkpoint/checkpoint_manager.py should_save_model/_optimizer/
+# _extra, fsdp_checkpoint_manager.py save_checkpoint; v0.6.1 and 0.9.1); 'hf_model' adds no rank file.
+CONTENT_FILES = {"model": "model", "optimizer": "optim", "extra": "extra_state"}
+SAVE_CONTENTS = "actor_rollout_ref.actor.checkpoint.save_contents"
 
 
-def missing(folder: str) -> list[str]:
+def saved_kinds(command: list[str]) -> tuple[str, ...]:
+    """The rank files verl writes: the save_contents override among verl's arguments (Hydra takes
+    the last), else its default."""
+    contents = ["model", "optimizer", "extra"]
+    for word in command:
+        key, sep, value = word.lstrip("+").partition("=")
+        if sep and key == SAVE_CONTENTS:
+            contents = [v.strip().strip("'\"") for v in value.strip().strip("[]").split(",") if v.strip()]
+    return tuple(CONTENT_FILES[c] for c in contents if c in CONTENT_FILES)
+
+
+def missing(folder: str, kinds: tuple[str, ...] = KINDS) -> list[str]:
     """What a checkpoint folder lacks to be loadable by every rank; [] when complete."""
     actor = os.path.join(folder, "actor")
     if not os.path.isdir(actor):
@@ -56,7 +72,7 @@ def missing(folder: str) -> list[str]:
         world = max(sizes, default=0)
     if not found:
         lacks.append("actor/*_rank_*.pt")
-    for kind in KINDS:
+    for kind in kinds:
         for rank in range(world):
             name = f"{kind}_world_size_{world}_rank_{rank}.pt"
             if (kind, str(world), str(rank)) not in found:
@@ -118,7 +134,7 @@ class Resume:
     problems: list[str] = field(default_factory=list)
 
 
-def choose(root: str) -> Resume:
+def choose(root: str, kinds: tuple[str, ...] = KINDS) -> Resume:
     """Point the tracker at a complete checkpoint (rewriting it when needed) and say what verl does."""
     tracked, found = read_tracker(root), steps(root)
     if tracked is None:
@@ -127,7 +143,7 @@ def choose(root: str) -> Resume:
             why = "trainer.resume_mode=auto reads only the tracker"
             return Resume(None, [f"{root} has {folders} but no {TRACKER}: verl starts from scratch ({why})"])
         return Resume(None, ["no checkpoint yet: verl starts from step 0"])
-    if isinstance(tracked, int) and tracked in found and not (lacks := missing(folder(root, tracked))):
+    if isinstance(tracked, int) and tracked in found and not (lacks := missing(folder(root, tracked), kinds)):
         return Resume(tracked, [f"resuming from global_step_{tracked} (complete)"])
     if isinstance(tracked, str):
         why = f"{TRACKER} holds {tracked[:40]!r}, not a step (verl would stop with ValueError)"
@@ -139,7 +155,7 @@ def choose(root: str) -> Resume:
         shown = ", ".join(lacks[:4]) + (f" and {len(lacks) - 4} more" if len(lacks) > 4 else "")
         why = f"global_step_{tracked} is incomplete (no {shown})"
         below = [s for s in found if s < tracked]
-    complete = [s for s in below if not missing(folder(root, s))]
+    complete = [s for s in below if not missing(folder(root, s), kinds)]
     if not complete:
         return Resume(
             None,
@@ -188,14 +204,14 @@ def world_problems(root: str, step: int | None, world: int) -> list[str]:
     ]
 
 
-def prune(root: str, resume: int | None, keep: int) -> list[str]:
+def prune(root: str, resume: int | None, keep: int, kinds: tuple[str, ...] = KINDS) -> list[str]:
     """Delete what verl's in-memory retention forgets after a restart: complete checkpoints below
     the resume step beyond the `keep` newest, and incomplete ones below it. Nothing above it (an
     uncommitted save verl will write again) and never the resume step itself."""
     if resume is None:
         return []
     older = [s for s in steps(root) if s < resume]
-    complete = [s for s in older if not missing(folder(root, s))]
+    complete = [s for s in older if not missing(folder(root, s), kinds)]
     kept = set(complete[-(keep - 1) :]) if keep > 1 else set()
     notes = []
     for s in older:

@@ -201,16 +201,19 @@ def gpu_problems(nodes: list[dict], per_node: int, node_count: int) -> list[str]
     return problems
 
 
-def resume_problems(checkpoints: str, keep: int, world: int = 0) -> list[str]:
-    """Make verl resume from a complete checkpoint saved by as many GPUs as this run has
-    (checkpoint_guard), and prune past retention; nothing is pruned when the run cannot resume."""
-    resume = checkpoint_guard.choose(checkpoints)
+def resume_problems(
+    checkpoints: str, keep: int, world: int = 0, kinds: tuple[str, ...] = checkpoint_guard.KINDS
+) -> list[str]:
+    """Make verl resume from a complete checkpoint (of the rank files `kinds`, what verl saves)
+    saved by as many GPUs as this run has (checkpoint_guard), and prune past retention; nothing is
+    pruned when the run cannot resume."""
+    resume = checkpoint_guard.choose(checkpoints, kinds)
     for line in resume.notes:
         print(f"preflight: checkpoints: {line}", flush=True)
     problems = resume.problems or checkpoint_guard.world_problems(checkpoints, resume.step, world)
     if problems:
         return problems
-    for line in checkpoint_guard.prune(checkpoints, resume.step, keep):
+    for line in checkpoint_guard.prune(checkpoints, resume.step, keep, kinds):
         print(f"preflight: checkpoints: {line}", flush=True)
     return []
 
@@ -383,7 +386,12 @@ def main(
     problems = (
         problems
         or wait_for_inputs(args, nodes, wait, why)
-        or resume_problems(args.checkpoints, args.keep, args.gpus_per_node * args.nodes)
+        or resume_problems(
+            args.checkpoints,
+            args.keep,
+            args.gpus_per_node * args.nodes,
+            checkpoint_guard.saved_kinds(command),
+        )
     )
     # FAILED marks what stopped the run (verl-grpo postmortem keys on it); the rest is progress.
     for p in problems:

@@ -252,3 +252,28 @@ def test_a_checkpoint_of_another_gpu_count_is_refused_before_verl_loads_anything
     assert guard.steps(str(root)) == [10, 20, 30]  # nothing pruned for a run that cannot resume
     code, out = run_preflight([*args, "--gpus-per-node", "8", "--nodes", "2"], capsys)
     assert code == 0 and "resuming from global_step_30 (complete)" in out
+
+
+def test_what_verl_saves_is_read_from_its_command(inputs, capsys):
+    """A run that saves only the model (checkpoint.save_contents=[model]) writes no optim or
+    extra_state files: its checkpoints are complete, and the same folder is not for verl's default."""
+    root, args = inputs
+    fake_step(
+        root,
+        10,
+        skip=tuple(f"{k}_world_size_2_rank_{r}.pt" for k in ("optim", "extra_state") for r in (0, 1)),
+    )
+    track(root, "10")
+    verl = [
+        "--",
+        "python3",
+        "-m",
+        "verl.trainer.main_ppo",
+        "actor_rollout_ref.actor.checkpoint.save_contents=[model]",
+    ]
+    code = preflight.main([*args, "--keep", "2", *verl], nodes=lambda: None, run=lambda command: None)
+    assert code == 0 and "resuming from global_step_10 (complete)" in capsys.readouterr().out
+    assert guard.saved_kinds(verl) == ("model",)
+    assert guard.saved_kinds(["x=1"]) == guard.KINDS
+    code, out = run_preflight(args, capsys)
+    assert code == 1 and "global_step_10 is incomplete (no actor/optim_world_size_2_rank_0.pt" in out
