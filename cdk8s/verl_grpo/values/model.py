@@ -446,9 +446,10 @@ class Job(Model):
         1,
     )
     backoff_limit: int = field(
-        1,
-        "Retries of a failed or preempted run, each on a new cluster (resumes from the last checkpoint).",
-        ge=0,
+        -1,
+        "Retries of a failed or preempted run, each on a new cluster (resumes from the last checkpoint); "
+        "-1: by capacity, 10 when a worker group runs on Spot (each retry survives a preemption), else 1.",
+        ge=-1,
         le=100,
     )
 

@@ -191,6 +191,12 @@ class Ops:
 
         return group_views(values)
 
+    def backoff_limit(self, values: Any) -> Any:
+        """The RayJob's retries: job.backoffLimit, or its capacity's (worker_groups.backoff_limit)."""
+        from .worker_groups import backoff_limit
+
+        return backoff_limit(values)
+
     def total_workers(self, values: Any) -> Any:
         """The GPU worker pods of every group (verl's trainer.nnodes)."""
         from .worker_groups import total_workers
@@ -291,6 +297,16 @@ class MarkerOps(Ops):
                 values=values,
             )
         ]
+
+    def backoff_limit(self, values: Any) -> Any:
+        from .expressions import CAPACITIES
+        from .worker_groups import OTHER_RETRIES, SPOT_RETRIES
+
+        expr = self.table.lookup(values.job.backoff_limit)
+        assert expr is not None, "backoff_limit needs a marker leaf"
+        spot = f'(contains "|spot|" (include {json.dumps(CAPACITIES)} .))'
+        derived = f"(ternary {SPOT_RETRIES} {OTHER_RETRIES} {spot})"
+        return self.table.add(f"(ternary {derived} (int {expr.go}) (lt (int {expr.go}) 0))", "json")
 
     def total_workers(self, values: Any) -> Any:
         return self.table.add(f"(include {json.dumps(WORKER_COUNT_TEMPLATE)} . | atoi)", "json")
