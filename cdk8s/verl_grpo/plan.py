@@ -231,8 +231,9 @@ def retries(v: Values) -> str:
         )
     n = backoff_limit(v)
     how = "job.backoffLimit" if v.job.backoff_limit >= 0 else "job.backoffLimit -1: by capacity"
+    plural = "s" * (n != 1)
     return (
-        f"{n} ({how}): the run survives {n} preemption{'s' * (n != 1)} or failure{'s' * (n != 1)}, each resuming "
+        f"{n} ({how}): the run survives {n} preemption{plural} or failure{plural}, each resuming "
         f"from its newest checkpoint (up to training.saveFreq = {v.training.save_freq} steps lost each)"
     )
 
