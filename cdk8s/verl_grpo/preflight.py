@@ -25,9 +25,10 @@ import uuid
 from collections.abc import Callable
 
 try:  # in the verl_grpo package
-    from . import checkpoint_guard, nccl_gate
+    from . import checkpoint_guard, log_shipper, nccl_gate
 except ImportError:  # shipped: the pre-flight ConfigMap's files side by side, run as a script
     import checkpoint_guard  # type: ignore[no-redef]
+    import log_shipper  # type: ignore[no-redef]
     import nccl_gate  # type: ignore[no-redef]
 
 COLUMNS = ("data_source", "prompt", "ability", "reward_model", "extra_info")
@@ -301,6 +302,20 @@ def run_checks(args: argparse.Namespace, nodes: Callable[[], list[dict] | None])
     return problems
 
 
+def name_the_run(mount: str, checkpoints: str) -> None:
+    """Tell the cluster's log shippers that this run's logs go to its own folder (log_shipper.RUNS,
+    under the checkpoint volume's mount). KubeRay gives the Ray container, and so this driver,
+    RAY_CLUSTER_NAME (ray-operator controllers/ray/common/pod.go, v1.6.1)."""
+    cluster = os.environ.get("RAY_CLUSTER_NAME", "")
+    if not (mount and cluster):
+        return
+    pointer = log_shipper.run_pointer(mount, cluster)
+    try:
+        log_shipper.write_run_pointer(pointer, os.path.join(checkpoints, "logs"))
+    except OSError as e:  # the logs only: never a reason to stop the run
+        print(f"preflight: logs: could not name this run for the log shipper ({pointer}: {e})", flush=True)
+
+
 def split_command(argv: list[str]) -> tuple[list[str], list[str]]:
     """(pre-flight arguments, the command after `--` to run when they pass)."""
     if "--" in argv:
@@ -348,6 +363,11 @@ def main(
     parser.add_argument("--train", required=True)
     parser.add_argument("--val", required=True)
     parser.add_argument("--checkpoints", required=True)
+    parser.add_argument(
+        "--checkpoint-mount",
+        default="",
+        help="the checkpoint volume's mount (empty: no run named for the logs)",
+    )
     parser.add_argument("--gpus-per-node", type=int, default=0, help="0 skips the GPU check")
     parser.add_argument("--nodes", type=int, default=1)
     parser.add_argument("--tensor-parallel", type=int, default=0, help="rollout TP; 0 skips the heads check")
@@ -402,6 +422,7 @@ def main(
         stopped = "preflight: FAILED: the NCCL gate: verl would hang in its first collective"
         print(stopped, file=sys.stderr, flush=True)
         return 1
+    name_the_run(args.checkpoint_mount, args.checkpoints)
     if command:
         run(command)
     return 0

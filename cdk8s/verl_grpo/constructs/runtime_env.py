@@ -186,6 +186,7 @@ def preflight_command(spec: DeploySpec) -> str:
     return (
         f"python3 {v.preflight.mount_path}/preflight.py --model {s.mount_path}/{s.model_dir}"
         f" --train {data}/train.parquet --val {data}/test.parquet --checkpoints {checkpoint_dir(spec)}"
+        f" --checkpoint-mount {s.checkpoint_mount_path}"
         f" --gpus-per-node {spec.gpu.gpus_per_node} --nodes {text(spec.ops.total_workers(v))}"
         f" --tensor-parallel {text(v.training.tensor_parallel_size)}"
         f" --sequence-length {text(spec.ops.plus(t.max_prompt_length, t.max_response_length))}"
