@@ -221,3 +221,73 @@ def prune(root: str, resume: int | None, keep: int, kinds: tuple[str, ...] = KIN
         shutil.rmtree(folder(root, s), ignore_errors=True)
         notes.append(f"deleted global_step_{s} ({why})")
     return notes
+
+
+# The run's training settings, kept beside its checkpoints: verl resumes the optimizer and the data
+# loader of the newest checkpoint whatever the new settings are (trainer/ppo/ray_trainer.py
+# _load_checkpoint@v0.6.1 loads actor and dataloader state; nothing compares configs). Changing
+# these keys under the same run continues with what the checkpoint learned under the old ones (or
+# fails later): refused. The safe ones change only how long, how often or how memory is used:
+# warned.
+RUN_SETTINGS = "verl-grpo-settings.json"
+SAFE_KEYS = frozenset(
+    {
+        "trainer.total_epochs",
+        "trainer.total_training_steps",
+        "trainer.save_freq",
+        "trainer.test_freq",
+        "trainer.logger",
+        "trainer.max_actor_ckpt_to_keep",
+        "trainer.val_before_train",
+        "data.val_files",
+        "actor_rollout_ref.model.enable_gradient_checkpointing",
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+        "actor_rollout_ref.rollout.gpu_memory_utilization",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size",
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
+        "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
+        "actor_rollout_ref.ref.fsdp_config.param_offload",
+    }
+)
+
+
+def settings_of(command: list[str]) -> dict[str, str]:
+    """verl's overrides among its arguments (`key=value`, Hydra's '+'/'++' dropped; the last wins)."""
+    found = {}
+    for word in command:
+        key, sep, value = word.partition("=")
+        if sep and not key.startswith("-"):
+            found[key.lstrip("+")] = value
+    return found
+
+
+def settings_problems(root: str, resuming: bool, settings: dict[str, str]) -> tuple[list[str], list[str]]:
+    """(problems, notes) for a run that resumes under other settings than the ones its checkpoints
+    were trained with (RUN_SETTINGS); the settings are written when the run may go on."""
+    path = os.path.join(root, RUN_SETTINGS)
+    try:
+        with open(path, encoding="utf-8") as f:
+            before = json.load(f)
+    except (OSError, ValueError):
+        before = None
+    notes, problems = [], []
+    if resuming and isinstance(before, dict):
+        changed = sorted(k for k in set(before) | set(settings) if before.get(k) != settings.get(k))
+        unsafe = [k for k in changed if k not in SAFE_KEYS]
+        shown = [f"{k}: {before.get(k, '(unset)')} -> {settings.get(k, '(unset)')}" for k in changed]
+        if unsafe:
+            problems.append(
+                "checkpoints: this run resumes checkpoints trained with other settings ("
+                + "; ".join(s for k, s in zip(changed, shown, strict=True) if k in unsafe)
+                + "): verl would continue the old optimizer and data loader under them. Put the old "
+                "values back, or start a new run (run.name) with the new ones"
+            )
+            return problems, notes
+        notes += [f"settings changed since the checkpoints (safe to resume): {s}" for s in shown]
+    elif resuming:
+        notes.append(f"no {RUN_SETTINGS} beside the checkpoints: this run's settings are kept from now on")
+    os.makedirs(root, exist_ok=True)
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(settings, f, indent=1, sort_keys=True)
+    os.replace(path + ".tmp", path)
+    return problems, notes

@@ -203,15 +203,23 @@ def gpu_problems(nodes: list[dict], per_node: int, node_count: int) -> list[str]
 
 
 def resume_problems(
-    checkpoints: str, keep: int, world: int = 0, kinds: tuple[str, ...] = checkpoint_guard.KINDS
+    checkpoints: str,
+    keep: int,
+    world: int = 0,
+    kinds: tuple[str, ...] = checkpoint_guard.KINDS,
+    settings: dict[str, str] | None = None,
 ) -> list[str]:
     """Make verl resume from a complete checkpoint (of the rank files `kinds`, what verl saves)
-    saved by as many GPUs as this run has (checkpoint_guard), and prune past retention; nothing is
-    pruned when the run cannot resume."""
+    saved by as many GPUs as this run has and with the same training `settings` (checkpoint_guard),
+    and prune past retention; nothing is pruned when the run cannot resume."""
     resume = checkpoint_guard.choose(checkpoints, kinds)
     for line in resume.notes:
         print(f"preflight: checkpoints: {line}", flush=True)
     problems = resume.problems or checkpoint_guard.world_problems(checkpoints, resume.step, world)
+    if not problems and settings is not None:
+        problems, notes = checkpoint_guard.settings_problems(checkpoints, resume.step is not None, settings)
+        for line in notes:
+            print(f"preflight: checkpoints: {line}", flush=True)
     if problems:
         return problems
     for line in checkpoint_guard.prune(checkpoints, resume.step, keep, kinds):
@@ -411,6 +419,7 @@ def main(
             args.keep,
             args.gpus_per_node * args.nodes,
             checkpoint_guard.saved_kinds(command),
+            checkpoint_guard.settings_of(command) if command else None,
         )
     )
     # FAILED marks what stopped the run (verl-grpo postmortem keys on it); the rest is progress.

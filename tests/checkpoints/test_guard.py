@@ -277,3 +277,26 @@ def test_what_verl_saves_is_read_from_its_command(inputs, capsys):
     assert guard.saved_kinds(["x=1"]) == guard.KINDS
     code, out = run_preflight(args, capsys)
     assert code == 1 and "global_step_10 is incomplete (no actor/optim_world_size_2_rank_0.pt" in out
+
+
+def test_a_run_resumed_under_other_settings_is_refused_unless_the_change_is_safe(inputs, capsys):
+    """verl resumes the old optimizer and data loader whatever the new settings: a changed learning
+    rate under the same run is refused, a longer run (total_epochs) only noted."""
+    root, args = inputs
+
+    def start(*overrides: str) -> tuple[int, str]:
+        verl = ["--", "python3", "-m", "verl.trainer.main_ppo", *overrides]
+        code = preflight.main([*args, "--keep", "2", *verl], nodes=lambda: None, run=lambda command: None)
+        out = capsys.readouterr()
+        return code, out.out + out.err
+
+    first = ("actor_rollout_ref.actor.optim.lr=1e-6", "trainer.total_epochs=2")
+    assert start(*first)[0] == 0  # no checkpoint yet: the settings are kept
+    fake_step(root, 10)
+    track(root, "10")
+    code, out = start("actor_rollout_ref.actor.optim.lr=1e-5", "trainer.total_epochs=2")
+    assert code == 1 and "actor_rollout_ref.actor.optim.lr: 1e-6 -> 1e-5" in out
+    assert "start a new run (run.name) with the new ones" in out
+    code, out = start("actor_rollout_ref.actor.optim.lr=1e-6", "trainer.total_epochs=3")
+    assert code == 0 and "(safe to resume): trainer.total_epochs: 2 -> 3" in out
+    assert start("actor_rollout_ref.actor.optim.lr=1e-6", "trainer.total_epochs=3")[0] == 0
