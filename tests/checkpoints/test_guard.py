@@ -300,3 +300,23 @@ def test_a_run_resumed_under_other_settings_is_refused_unless_the_change_is_safe
     code, out = start("actor_rollout_ref.actor.optim.lr=1e-6", "trainer.total_epochs=3")
     assert code == 0 and "(safe to resume): trainer.total_epochs: 2 -> 3" in out
     assert start("actor_rollout_ref.actor.optim.lr=1e-6", "trainer.total_epochs=3")[0] == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", ["0.6.1", "0.9.1"])
+def test_verls_own_checkpoint_of_two_gpus_is_refused_on_four(version, inputs, capsys):
+    """verl's FSDPCheckpointManager (each version's own, in its venv) saves from 2 ranks; the
+    pre-flight resumes it on 2 GPUs and refuses it on 4 before verl loads anything."""
+    root, args = inputs
+    done = subprocess.run(
+        [str(oracle_python(version)), str(HERE / "verl_saver.py"), str(root), "2", "10"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    code, out = run_preflight([*args, "--gpus-per-node", "2", "--nodes", "2"], capsys)
+    assert code == 1 and "global_step_10 under" in out and "was saved by 2 GPUs and this run has 4" in out
+    code, out = run_preflight([*args, "--gpus-per-node", "2", "--nodes", "1"], capsys)
+    assert code == 0 and "resuming from global_step_10 (complete)" in out
