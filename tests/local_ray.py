@@ -172,6 +172,12 @@ def fill_mounts(root: Path) -> Path:
     site = next((VERL_VENV / "lib").glob("python3*/site-packages"))
     (source / "verl").symlink_to(site / "verl", target_is_directory=True)
     shutil.copytree(PROBE_PACKAGE, source / PROBE_PACKAGE.name, ignore=shutil.ignore_patterns("__pycache__"))
+    # The image's rollout backend (training.rolloutName): vLLM cannot run here, and the pre-flight
+    # only looks its module up (preflight.rollout_problems).
+    (source / "vllm").mkdir()
+    (source / "vllm" / "__init__.py").write_text(
+        '"""A stand-in: the image\'s vLLM is looked up, never run."""\n'
+    )
     path = root / "values.yaml"
     path.write_text(yaml.safe_dump(values))
     return path

@@ -12,6 +12,8 @@ from pathlib import Path
 from verl_grpo import log_shipper
 from verl_grpo.log_shipper import Shipper
 
+from .test_preflight import layout  # noqa: F401 - the fixture
+
 
 def ray_folder(root: Path) -> Path:
     """Ray's folder as the Ray container made it: the link holds that container's absolute path
@@ -80,3 +82,28 @@ def test_sigterm_copies_once_more_then_exits(tmp_path):
     assert proc.wait(timeout=30) == 0
     assert "last copy: 1 files" in proc.stdout.read()
     assert (target / "job-driver-raysubmit_1.log").read_text() == "step:1\nstep:2\n"
+
+
+def test_each_run_of_a_cluster_gets_its_own_logs_folder(tmp_path, monkeypatch, layout):  # noqa: F811
+    """A RayCluster outlives its runs: each run's pre-flight names its logs folder for the cluster
+    (log_shipper.RUNS), and the shippers copy into it from then on, every file again; before any
+    run they use the folder rendered into the sidecar."""
+    from verl_grpo import preflight
+
+    from .test_preflight import args
+
+    logs, mount = ray_folder(tmp_path / "ray"), tmp_path / "checkpoints"
+    (logs / "raylet.out").write_text("started\n")
+    rendered = mount / "verl-grpo" / "first" / "logs" / "pod-a"
+    pointer = log_shipper.run_pointer(str(mount), "verl-h200")
+    shipper = Shipper(str(tmp_path / "ray"), str(rendered), interval=0, pointer=pointer, pod="pod-a")
+    assert shipper.sync() == ["raylet.out"] and (rendered / "raylet.out").exists()
+    # The next run, submitted to the same cluster with another experiment.
+    second = mount / "verl-grpo" / "second"
+    monkeypatch.setenv("RAY_CLUSTER_NAME", "verl-h200")
+    flags = ["--checkpoint-mount", str(mount)]
+    assert preflight.main([*args(layout), "--checkpoints", str(second), *flags], nodes=lambda: None) == 0
+    assert Path(pointer).read_text() == f"{second}/logs"
+    assert shipper.sync() == ["raylet.out"]
+    assert (second / "logs" / "pod-a" / "raylet.out").read_text() == "started\n"
+    assert shipper.sync() == []

@@ -5,10 +5,14 @@ from __future__ import annotations
 import pytest
 
 from verl_grpo.nccl_gate import (
+    ALL_GATHER,
+    ALL_REDUCE,
     IN_ALL_REDUCE,
+    REDUCE_SCATTER,
     Group,
     Measurement,
     bus_bandwidth,
+    expected,
     groups,
     judge,
     nccl_lines,
@@ -152,3 +156,34 @@ def test_the_nccl_every_rank_runs_is_said_and_a_mix_fails():
         f"{gib} on verl-worker-2 (10.0.0.2)",
         "the nodes run different NCCL builds: one GPU image and one RDMA installer for all",
     ]
+
+
+def test_all_gather_and_reduce_scatter_count_the_bus_as_nccl_tests_does():
+    """nccl-tests doc/PERFORMANCE.md: busbw = algbw x (n-1)/n for both, x 2(n-1)/n for all-reduce."""
+    assert bus_bandwidth(8 * 10**9, 1.0, 8, ALL_GATHER) == (8.0, 7.0)
+    assert bus_bandwidth(8 * 10**9, 1.0, 8, REDUCE_SCATTER) == (8.0, 7.0)
+    assert bus_bandwidth(8 * 10**9, 1.0, 8) == (8.0, 14.0)
+
+
+def test_every_result_is_checked_against_what_the_ranks_contributed():
+    """Rank r contributes r + 1: a group of ranks 2 and 5 sums to 9; all-gather lays out 3 then 6."""
+    assert expected(ALL_REDUCE, [2, 5]) == [9.0]
+    assert expected(REDUCE_SCATTER, [2, 5]) == [9.0]
+    assert expected(ALL_GATHER, [2, 5]) == [3.0, 6.0]
+
+
+def test_a_slow_collective_is_named_with_its_group():
+    """All-reduce fine, reduce-scatter slow on one node: the verdict names both."""
+    ranks = place_ranks([node(1, 2), node(2, 2)], 2)
+    found = groups(ranks)
+    size = 64 * MI
+    ok = [Measurement(g, size, 1e-4, ALL_REDUCE) for g in found]
+    slow = [
+        Measurement(g, size, 1e-1 if g.name.startswith("node verl-worker-2") else 1e-4, REDUCE_SCATTER)
+        for g in found
+    ]
+    verdict = judge(ok + slow, 100.0, SETTING)
+    assert not verdict.ok
+    assert verdict.lines[0].startswith("node verl-worker-2 (10.0.0.2) (reduce-scatter): bus bandwidth ")
+    assert verdict.lines[-1].startswith("cause: node verl-worker-2 (10.0.0.2)")
+    assert judge(ok, 100.0, SETTING).ok

@@ -254,6 +254,37 @@ def test_tensor_parallel_must_divide_the_models_attention_heads(layout, capsys, 
         assert problem in err and "training.tensorParallelSize" in err
 
 
+@pytest.mark.parametrize(
+    ("config", "sequence", "problem"),
+    [
+        ('{"max_position_embeddings": 32768}', 1024, None),
+        ('{"max_position_embeddings": 4096}', 8704, "its context of 4096 tokens (max_position_embeddings)"),
+        ('{"max_position_embeddings": 4096, "rope_scaling": {"factor": 4.0}}', 8704, None),
+        ('{"max_position_embeddings": 2048, "rope_scaling": {"factor": 2.0}}', 8704, "x rope factor 2"),
+        ('{"text_config": {"max_position_embeddings": 4096}}', 8704, "its context of 4096 tokens"),
+        ('{"max_position_embeddings": 4096}', 0, None),  # no --sequence-length: no check
+    ],
+)
+def test_prompt_and_response_must_fit_the_models_context(layout, capsys, config, sequence, problem):
+    """verl's vLLM rollout asserts it after loading the actor and the reference
+    (vllm_rollout_spmd.py@v0.6.1): the pre-flight says it before."""
+    (layout["model"] / "config.json").write_text(config)
+    code = preflight.main(args(layout, "--sequence-length", str(sequence)), nodes=no_ray)
+    err = capsys.readouterr().err
+    assert code == (1 if problem else 0), err
+    if problem:
+        assert problem in err and f"maxResponseLength = {sequence}" in err
+
+
+def test_the_image_must_have_the_rollout_backend(layout, capsys):
+    """verl's images carry vLLM or SGLang, not both: the module verl imports is looked for in the
+    image the pre-flight runs in (here: the test's Python, which has json and no sglang)."""
+    assert preflight.main(args(layout, "--rollout", "json"), nodes=no_ray) == 0
+    capsys.readouterr()
+    assert preflight.main(args(layout, "--rollout", "sglang"), nodes=no_ray) == 1
+    assert "training.rolloutName is 'sglang' but the image has no sglang module" in capsys.readouterr().err
+
+
 def test_a_ray_other_than_the_values_fails_before_any_wait(layout, capsys):
     """The image's Ray is asserted first: with the data missing and a long wait, the wrong Ray still
     stops it at once, with one line naming both versions."""

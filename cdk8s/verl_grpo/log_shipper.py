@@ -59,12 +59,45 @@ def files(logs: str) -> dict[str, os.stat_result]:
     return found
 
 
+# Where the pre-flight says which run a Ray cluster serves: <checkpoint mount>/RUNS/<cluster name>
+# holds that run's logs folder. A RayCluster outlives its runs (`verl-grpo submit` starts each with
+# its own experiment), so the folder rendered into the sidecar is only the first run's.
+RUNS = ".verl-grpo/runs"
+
+
+def run_pointer(checkpoint_mount: str, cluster: str) -> str:
+    return os.path.join(checkpoint_mount, RUNS, cluster)
+
+
+def write_run_pointer(path: str, logs: str) -> None:
+    """Written aside, then renamed: a shipper never reads half a path."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(logs)
+    os.replace(path + ".tmp", path)
+
+
 class Shipper:
-    def __init__(self, source: str, target: str, interval: float) -> None:
+    def __init__(self, source: str, target: str, interval: float, pointer: str = "", pod: str = "") -> None:
         self.source = source
         self.target = target
         self.interval = interval
+        self.pointer, self.pod = pointer, pod
         self.copied: dict[str, tuple[int, float, float]] = {}  # size, mtime, when copied
+
+    def current_target(self) -> str:
+        """The folder of the run the cluster serves now (the pointer), else the rendered one. A new
+        run gets every file again, into its own folder."""
+        try:
+            with open(self.pointer, encoding="utf-8") as f:
+                logs = f.read().strip()
+        except OSError:
+            return self.target
+        target = os.path.join(logs, self.pod) if logs else self.target
+        if target != self.target:
+            print(f"log-shipper: a new run: copying into {target}", flush=True)
+            self.target, self.copied = target, {}
+        return target
 
     def due(self, name: str, stat: os.stat_result, now: float, final: bool) -> bool:
         last = self.copied.get(name)
@@ -77,6 +110,8 @@ class Shipper:
     def sync(self, final: bool = False) -> list[str]:
         """Copy what changed since the last copy; the names copied."""
         now, done, logs = time.time(), [], session_logs(self.source)
+        if self.pointer:
+            self.current_target()
         for name, stat in sorted(files(logs).items()):
             if not self.due(name, stat, now, final):
                 continue
@@ -97,8 +132,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", default="/tmp/ray", help="Ray's temp folder (holds session_latest)")
     parser.add_argument("--target", required=True, help="this pod's folder in the bucket")
     parser.add_argument("--interval", type=float, default=30.0, help="seconds between copies")
+    parser.add_argument(
+        "--checkpoint-mount", default="", help="where the pre-flight names the cluster's current run (RUNS)"
+    )
+    parser.add_argument(
+        "--cluster", default="", help="the Ray cluster's name (its pods' ray.io/cluster label)"
+    )
+    parser.add_argument("--pod", default="", help="this pod's name: its folder inside the run's logs")
     args = parser.parse_args(argv)
-    shipper = Shipper(args.source, args.target, args.interval)
+    pointer = (
+        run_pointer(args.checkpoint_mount, args.cluster) if args.checkpoint_mount and args.cluster else ""
+    )
+    shipper = Shipper(args.source, args.target, args.interval, pointer, args.pod)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print(f"log-shipper: {args.source}/{LATEST}/logs -> {args.target} every {args.interval:g} s", flush=True)

@@ -58,10 +58,19 @@ def human(size: int) -> str:
     return f"{size}B"
 
 
-def bus_bandwidth(size: int, seconds: float, ranks: int) -> tuple[float, float]:
-    """(algbw, busbw) in GB/s for an all-reduce of `size` bytes over `ranks` ranks (nccl-tests)."""
+# The collectives FSDP moves its bytes with: all-gather (parameters, forward and backward) and
+# reduce-scatter (gradients), and all-reduce (what verl's other steps use). nccl-tests
+# doc/PERFORMANCE.md: busbw = algbw x 2(n-1)/n for all-reduce, x (n-1)/n for all-gather and
+# reduce-scatter, with `size` the whole buffer (all-gather's output, reduce-scatter's input).
+ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER = "all-reduce", "all-gather", "reduce-scatter"
+COLLECTIVES = (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER)
+BUS_FACTOR = {ALL_REDUCE: 2.0, ALL_GATHER: 1.0, REDUCE_SCATTER: 1.0}
+
+
+def bus_bandwidth(size: int, seconds: float, ranks: int, collective: str = ALL_REDUCE) -> tuple[float, float]:
+    """(algbw, busbw) in GB/s for a collective of `size` bytes over `ranks` ranks (nccl-tests)."""
     algbw = size / seconds / GB
-    return algbw, algbw * 2 * (ranks - 1) / ranks
+    return algbw, algbw * BUS_FACTOR[collective] * (ranks - 1) / ranks
 
 
 @dataclass(frozen=True)
@@ -121,11 +130,12 @@ def groups(ranks: list[Rank]) -> list[Group]:
 class Measurement:
     group: Group
     size: int
-    seconds: float  # per all-reduce, the slowest rank's median
+    seconds: float  # per collective, the slowest rank's median
+    collective: str = ALL_REDUCE
 
     @property
     def bandwidth(self) -> tuple[float, float]:
-        return bus_bandwidth(self.size, self.seconds, len(self.group.ranks))
+        return bus_bandwidth(self.size, self.seconds, len(self.group.ranks), self.collective)
 
 
 @dataclass
@@ -135,40 +145,60 @@ class Verdict:
 
 
 def table(measurements: list[Measurement]) -> list[str]:
-    """nccl-tests' columns: size, time (us), algbw and busbw (GB/s), per group."""
+    """nccl-tests' columns: size, time (us), algbw and busbw (GB/s), per group and collective."""
     lines = [
-        f"{'group':<36} {'ranks':>5} {'size':>8} {'time(us)':>10} {'algbw(GB/s)':>12} {'busbw(GB/s)':>12}"
+        f"{'group':<36} {'collective':<14} {'ranks':>5} {'size':>8} {'time(us)':>10} "
+        f"{'algbw(GB/s)':>12} {'busbw(GB/s)':>12}"
     ]
     for m in measurements:
         algbw, busbw = m.bandwidth
         lines.append(
-            f"{m.group.name:<36} {len(m.group.ranks):>5} {human(m.size):>8} {m.seconds * 1e6:>10.1f} "
-            f"{algbw:>12.2f} {busbw:>12.2f}"
+            f"{m.group.name:<36} {m.collective:<14} {len(m.group.ranks):>5} {human(m.size):>8} "
+            f"{m.seconds * 1e6:>10.1f} {algbw:>12.2f} {busbw:>12.2f}"
         )
     return lines
 
 
 def judge(measurements: list[Measurement], threshold: float, setting: str) -> Verdict:
-    """Compare each group's bus bandwidth at its largest size with the threshold; name the culprit.
+    """Compare each group's bus bandwidth at its largest size with the threshold, per collective;
+    name the culprit.
 
     A node whose own group is slow is named; so is a node that is in every slow pair while the
     pairs without it are fast; two nodes whose only group together is slow are named together.
     """
-    largest: dict[str, Measurement] = {}
-    for m in measurements:
-        if m.group.name not in largest or m.size > largest[m.group.name].size:
-            largest[m.group.name] = m
-    slow = [m for m in largest.values() if m.bandwidth[1] < threshold]
-    low = min(largest.values(), key=lambda m: m.bandwidth[1])
     limit = f"{threshold:g} GB/s ({setting})"
-    if not slow:
-        lowest = f"{low.bandwidth[1]:.2f} GB/s ({low.group.name})"
-        return Verdict(True, [f"ok: lowest bus bandwidth {lowest} >= {limit}"])
-    lines = [
-        f"{m.group.name}: bus bandwidth {m.bandwidth[1]:.2f} GB/s at {human(m.size)} is under {limit}"
-        for m in slow
-    ]
-    return Verdict(False, [*lines, f"cause: {culprit(slow, list(largest.values()))}"])
+    lows, lines = [], []
+    for collective in dict.fromkeys(m.collective for m in measurements):
+        largest: dict[str, Measurement] = {}
+        for m in (m for m in measurements if m.collective == collective):
+            if m.group.name not in largest or m.size > largest[m.group.name].size:
+                largest[m.group.name] = m
+        slow = [m for m in largest.values() if m.bandwidth[1] < threshold]
+        lows.append(min(largest.values(), key=lambda m: m.bandwidth[1]))
+        if slow:
+            named = "" if collective == ALL_REDUCE else f" ({collective})"
+            lines += [
+                f"{m.group.name}{named}: bus bandwidth {m.bandwidth[1]:.2f} GB/s at {human(m.size)} "
+                f"is under {limit}"
+                for m in slow
+            ]
+            lines.append(f"cause: {culprit(slow, list(largest.values()))}")
+    if lines:
+        return Verdict(False, lines)
+    low = min(lows, key=lambda m: m.bandwidth[1])
+    named = "" if low.collective == ALL_REDUCE else f", {low.collective}"
+    lowest = f"{low.bandwidth[1]:.2f} GB/s ({low.group.name}{named})"
+    return Verdict(True, [f"ok: lowest bus bandwidth {lowest} >= {limit}"])
+
+
+def expected(collective: str, members: list[int]) -> list[float]:
+    """What a rank's output holds, chunk by equal chunk, when rank r contributed r + 1 everywhere
+    (small integers: float32 sums them exactly): all-gather one chunk per member, all-reduce and
+    reduce-scatter the sum. A wrong answer is not slow but silently wrong (NVIDIA/nccl#1906, under
+    a permuted CUDA_VISIBLE_DEVICES), so every result is checked."""
+    if collective == ALL_GATHER:
+        return [float(m + 1) for m in members]
+    return [float(sum(m + 1 for m in members))]
 
 
 def culprit(slow: list[Measurement], every: list[Measurement]) -> str:
@@ -231,6 +261,19 @@ def nccl_lines(ranks: list[Rank], libraries: list[str]) -> tuple[bool, list[str]
     ]
 
 
+def run_collective(collective: str, out: Any, full: Any, chunk: Any, group: Any) -> None:
+    """One collective into `out`: all-gather of `chunk`, reduce-scatter or all-reduce of `full`."""
+    import torch.distributed as dist
+
+    if collective == ALL_GATHER:
+        dist.all_gather_into_tensor(out, chunk, group=group)
+    elif collective == REDUCE_SCATTER:
+        dist.reduce_scatter_tensor(out, full, group=group)
+    else:
+        out.copy_(full)
+        dist.all_reduce(out, group=group)
+
+
 class GateRank:
     """One process per GPU; Ray runs it as a threaded actor so `phase` answers during a collective."""
 
@@ -286,8 +329,11 @@ class GateRank:
             files = sorted({line.split()[-1] for line in maps if "/libnccl.so" in line})
         return f"NCCL {version} from {', '.join(files) or 'no libnccl.so mapped'}"
 
-    def measure(self, members: list[int], sizes: list[int], stall: float) -> list[float]:
-        """Seconds per all-reduce at each size, the median of ITERATIONS after WARMUP."""
+    def measure(
+        self, members: list[int], sizes: list[int], stall: float, collective: str = ALL_REDUCE
+    ) -> list[float | str]:
+        """Seconds per collective at each size, the median of ITERATIONS after WARMUP, then one more
+        run whose result is checked (expected()): a wrong result is its description instead."""
         import torch
         import torch.distributed as dist
 
@@ -297,19 +343,35 @@ class GateRank:
         device = "cuda" if self.backend == "nccl" else "cpu"
         sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
         group = self.handles[",".join(map(str, members))]
-        found = []
+        me, n = dist.get_rank(), len(members)
+        found: list[float | str] = []
         for size in sizes:
-            tensor = torch.ones(size // 4, dtype=torch.float32, device=device)
+            numel = size // 4 // n * n  # whole chunks for all-gather and reduce-scatter
+            full = torch.full((numel,), float(me + 1), dtype=torch.float32, device=device)
+            chunk = torch.full((numel // n,), float(me + 1), dtype=torch.float32, device=device)
+            out = torch.empty(
+                numel // n if collective == REDUCE_SCATTER else numel, dtype=torch.float32, device=device
+            )
             self.phase = IN_ALL_REDUCE
             times = []
             for i in range(WARMUP + ITERATIONS):
                 sync()
                 start = time.perf_counter()
-                dist.all_reduce(tensor, group=group)
+                run_collective(collective, out, full, chunk, group)
                 sync()
                 if i >= WARMUP:
                     times.append(time.perf_counter() - start)
-            found.append(median(times))
+            run_collective(collective, out, full, chunk, group)
+            result = out.view(len(want := expected(collective, members)), -1)
+            wrong = result != torch.tensor(want, dtype=torch.float32, device=device)[:, None]
+            if bool(wrong.any()):
+                where = int(wrong.flatten().nonzero()[0])
+                found.append(
+                    f"{collective} of {human(size)}: element {where} is {float(result.flatten()[where]):g}, "
+                    f"not {want[where // result.shape[1]]:g}"
+                )
+            else:
+                found.append(median(times))
         self.phase = "ready"
         return found
 
@@ -328,6 +390,35 @@ class GateSettings:
     stall_rank: int | None = None  # the test hook: this rank sleeps instead of joining the first all-reduce
 
 
+def verl_worker_env() -> tuple[dict[str, str], str]:
+    """The environment verl's trainer gives every worker (NCCL_CUMEM_ENABLE, CUDA_DEVICE_MAX_CONNECTIONS,
+    ...: verl/trainer/constants_ppo.py get_ppo_ray_runtime_env, v0.6.1 and 0.9.1), taken from the verl
+    the job runs, so the gate's collectives run as verl's will; and how it was found."""
+    try:
+        from verl.trainer.constants_ppo import get_ppo_ray_runtime_env
+    except Exception as e:  # noqa: BLE001 - no verl (or a broken one): measure without its settings
+        return {}, f"without verl's worker environment ({type(e).__name__}: {e})"
+    env = {k: str(v) for k, v in get_ppo_ray_runtime_env().get("env_vars", {}).items()}
+    return env, "with verl's worker environment (" + ", ".join(
+        f"{k}={v}" for k, v in sorted(env.items())
+    ) + ")"
+
+
+def wait_for_gpus(total: float, timeout: float) -> bool:
+    """verl starts only when the cluster's *available* GPUs cover its resource pools
+    (trainer/ppo/ray_trainer.py ResourcePoolManager._check_resource_available@v0.6.1 reads
+    ray._private.state.available_resources_per_node()): after killing its actors the gate waits
+    until Ray has their GPUs back."""
+    import ray
+
+    deadline = time.monotonic() + timeout
+    while ray.available_resources().get("GPU", 0.0) < total:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.5)
+    return True
+
+
 def run_gate(nodes: list[dict], settings: GateSettings, say: Callable[[str], None]) -> bool:
     """Measure, print the table and the verdict; True when the fabric is good enough for verl."""
     import ray
@@ -337,6 +428,7 @@ def run_gate(nodes: list[dict], settings: GateSettings, say: Callable[[str], Non
     if len(ranks) < 2:
         say(f"one GPU ({len(ranks)} ranks): nothing to measure")
         return True
+    env, how = verl_worker_env()
     # The actor class travels by value: on the workers this file is not importable.
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     remote = ray.remote(GateRank)
@@ -346,6 +438,7 @@ def run_gate(nodes: list[dict], settings: GateSettings, say: Callable[[str], Non
             num_cpus=0,
             max_concurrency=2,
             scheduling_strategy=NodeAffinitySchedulingStrategy(r.node_id, soft=False),
+            runtime_env={"env_vars": env},
         ).remote()
         for r in ranks
     ]
@@ -353,8 +446,8 @@ def run_gate(nodes: list[dict], settings: GateSettings, say: Callable[[str], Non
     sizes = sweep(settings.size)
     n_nodes = len({r.node for r in ranks})
     say(
-        f"all-reduce over {len(ranks)} GPUs on {n_nodes} nodes ({settings.backend}), "
-        f"sizes {', '.join(human(s) for s in sizes)}, timeout {settings.timeout:g} s"
+        f"{', '.join(COLLECTIVES)} over {len(ranks)} GPUs on {n_nodes} nodes ({settings.backend}), "
+        f"sizes {', '.join(human(s) for s in sizes)}, timeout {settings.timeout:g} s, {how}"
     )
 
     def phases(members: tuple[int, ...]) -> dict[int, str]:
@@ -375,8 +468,16 @@ def run_gate(nodes: list[dict], settings: GateSettings, say: Callable[[str], Non
             say("FAILED: " + line)
         return None
 
+    gpus = ray.cluster_resources().get("GPU", 0.0)
     try:
-        master = ray.get(actors[0].address.remote(), timeout=settings.timeout)
+        try:
+            master = ray.get(actors[0].address.remote(), timeout=settings.timeout)
+        except (ray.exceptions.GetTimeoutError, ray.exceptions.RayError) as e:
+            say(
+                f"FAILED: the gate's {len(ranks)} actors (one GPU each) were not placed within "
+                f"{settings.timeout:g} s ({type(e).__name__}): another job holds GPUs, or a node left"
+            )
+            return False
         members = [list(g.ranks) for g in found[1:]]
         setup = [
             a.setup.remote(r.rank, len(ranks), master, settings.backend, settings.timeout, members)
@@ -390,19 +491,38 @@ def run_gate(nodes: list[dict], settings: GateSettings, say: Callable[[str], Non
         if not same:
             return False
         measurements = []
-        for g in found:
-            refs = [
-                actors[r].measure.remote(
-                    list(g.ranks), sizes, 3 * settings.timeout if r == settings.stall_rank else 0
-                )
-                for r in g.ranks
-            ]
-            result = within(refs, g)
-            if result is None:
-                return False
-            measurements += [
-                Measurement(g, s, max(per_rank[i] for per_rank in result)) for i, s in enumerate(sizes)
-            ]
+        for collective in COLLECTIVES:
+            for g in found:
+                refs = [
+                    actors[r].measure.remote(
+                        list(g.ranks),
+                        sizes,
+                        3 * settings.timeout if r == settings.stall_rank and collective == ALL_REDUCE else 0,
+                        collective,
+                    )
+                    for r in g.ranks
+                ]
+                result = within(refs, g)
+                if result is None:
+                    return False
+                wrong = [
+                    (g.ranks[i], x)
+                    for i, per_rank in enumerate(result)
+                    for x in per_rank
+                    if isinstance(x, str)
+                ]
+                if wrong:
+                    by_rank = {r.rank: r for r in ranks}
+                    for rank, what in wrong:
+                        say(
+                            f"FAILED: {g.name}: rank {rank} (node {by_rank[rank].node}) "
+                            f"got a wrong result: {what}"
+                        )
+                    return False
+                measurements += [
+                    Measurement(g, s, max(float(per_rank[i]) for per_rank in result), collective)
+                    for i, s in enumerate(sizes)
+                ]
         for line in table(measurements):
             say(line)
         verdict = judge(measurements, settings.threshold, settings.setting)
@@ -412,3 +532,5 @@ def run_gate(nodes: list[dict], settings: GateSettings, say: Callable[[str], Non
     finally:
         for a in actors:
             ray.kill(a)
+        if not wait_for_gpus(gpus, settings.timeout):
+            say(f"the gate's GPUs were not available again within {settings.timeout:g} s")

@@ -91,6 +91,7 @@ def make_plan(
         "hours": round(hours, 1),
         "gpu_hours": round(hours * gpus, 1),
         "cost": None if gpu_hour_price is None else round(hours * gpus * gpu_hour_price, 2),
+        "retries": retries(v),
     }
     billions = model_billions(v.storage.model_dir)
     est = memory_estimate(spec, verl_version)
@@ -217,6 +218,24 @@ def security(spec: DeploySpec) -> dict[str, Any]:
             + f" ({rdma_installer_nccl(v.cluster.mode, spec.gpu.arch)})",
         },
     }
+
+
+def retries(v: Values) -> str:
+    """How many preemptions (or failures) a run survives: the RayJob's retries, each on a new cluster
+    resuming from the newest checkpoint (values/worker_groups.py backoff_limit)."""
+    from .values.worker_groups import backoff_limit
+
+    if v.run.kind != "RayJob":
+        return (
+            "none: a RayCluster run that fails stays failed; `verl-grpo submit` starts it again (it resumes)"
+        )
+    n = backoff_limit(v)
+    how = "job.backoffLimit" if v.job.backoff_limit >= 0 else "job.backoffLimit -1: by capacity"
+    plural = "s" * (n != 1)
+    return (
+        f"{n} ({how}): the run survives {n} preemption{plural} or failure{plural}, each resuming "
+        f"from its newest checkpoint (up to training.saveFreq = {v.training.save_freq} steps lost each)"
+    )
 
 
 def rdma(spec: DeploySpec) -> str:
@@ -440,6 +459,7 @@ def render_text(plan: Plan, width: int = 100) -> str:
         if c["per_hour"] is None
         else f"Cost: {c['per_hour']:.2f} per hour at {c['gpu_hour_price']:g} per GPU-hour"
     )
+    console.print(f"Retries: {run['retries']}", soft_wrap=True)
     idle = "" if c["idle_per_hour"] is None else f"{c['idle_per_hour']:.2f} per idle hour of GPUs; "
     console.print(f"Idle: {idle}{c['idle']}", soft_wrap=True)
     for w in plan.warnings:

@@ -25,9 +25,10 @@ import uuid
 from collections.abc import Callable
 
 try:  # in the verl_grpo package
-    from . import checkpoint_guard, nccl_gate
+    from . import checkpoint_guard, log_shipper, nccl_gate
 except ImportError:  # shipped: the pre-flight ConfigMap's files side by side, run as a script
     import checkpoint_guard  # type: ignore[no-redef]
+    import log_shipper  # type: ignore[no-redef]
     import nccl_gate  # type: ignore[no-redef]
 
 COLUMNS = ("data_source", "prompt", "ability", "reward_model", "extra_info")
@@ -109,6 +110,47 @@ def heads_problems(model: str, tensor_parallel: int) -> list[str]:
     ]
 
 
+def context_problems(model: str, sequence: int) -> list[str]:
+    """verl's vLLM rollout asserts that the model's context holds prompt + response
+    (verl/workers/rollout/vllm_rollout/vllm_rollout_spmd.py@v0.6.1 vLLMRollout.__init__:
+    max_position_embeddings, of the config or its llm_config/text_config, times rope_scaling's
+    factor when there is one), after the actor and the reference are loaded: say it before."""
+    try:
+        with open(os.path.join(model, "config.json"), encoding="utf-8") as f:
+            config = json.load(f)
+    except (OSError, ValueError):
+        return []  # model_problems names a missing config
+    if not isinstance(config, dict) or sequence <= 0:
+        return []
+    rope = config.get("rope_scaling")
+    if isinstance(rope, dict):
+        length, factor = config.get("max_position_embeddings"), float(rope.get("factor", 1.0))
+    else:
+        subs = [
+            config,
+            *(config[k] for k in ("llm_config", "text_config") if isinstance(config.get(k), dict)),
+        ]
+        length = next((c["max_position_embeddings"] for c in subs if "max_position_embeddings" in c), None)
+        factor = 1.0
+    if not isinstance(length, int) or length * factor >= sequence:
+        return []
+    return [
+        f"model: its context of {length * factor:g} tokens (max_position_embeddings"
+        f"{f' x rope factor {factor:g}' if factor != 1.0 else ''}) is shorter than "
+        f"training.maxPromptLength + maxResponseLength = {sequence}; verl's vLLM rollout refuses it"
+    ]
+
+
+def rollout_problems(rollout: str) -> list[str]:
+    """The rollout backend verl imports in the workers (verl/workers/rollout/<name>_rollout): a
+    verl image carries vLLM or SGLang, not both (verl docker/README.md)."""
+    import importlib.util
+
+    if not rollout or importlib.util.find_spec(rollout) is not None:
+        return []
+    return [f"rollout: training.rolloutName is {rollout!r} but the image has no {rollout} module"]
+
+
 def parquet_problems(role: str, path: str) -> list[str]:
     if not os.path.isfile(path):
         return [f"{role}: {path} does not exist"]
@@ -160,12 +202,29 @@ def gpu_problems(nodes: list[dict], per_node: int, node_count: int) -> list[str]
     return problems
 
 
-def resume_problems(checkpoints: str, keep: int) -> list[str]:
-    """Make verl resume from a complete checkpoint (checkpoint_guard), and prune past retention."""
-    resume = checkpoint_guard.choose(checkpoints)
-    for line in resume.notes + checkpoint_guard.prune(checkpoints, resume.step, keep):
+def resume_problems(
+    checkpoints: str,
+    keep: int,
+    world: int = 0,
+    kinds: tuple[str, ...] = checkpoint_guard.KINDS,
+    settings: dict[str, str] | None = None,
+) -> list[str]:
+    """Make verl resume from a complete checkpoint (of the rank files `kinds`, what verl saves)
+    saved by as many GPUs as this run has and with the same training `settings` (checkpoint_guard),
+    and prune past retention; nothing is pruned when the run cannot resume."""
+    resume = checkpoint_guard.choose(checkpoints, kinds)
+    for line in resume.notes:
         print(f"preflight: checkpoints: {line}", flush=True)
-    return resume.problems
+    problems = resume.problems or checkpoint_guard.world_problems(checkpoints, resume.step, world)
+    if not problems and settings is not None:
+        problems, notes = checkpoint_guard.settings_problems(checkpoints, resume.step is not None, settings)
+        for line in notes:
+            print(f"preflight: checkpoints: {line}", flush=True)
+    if problems:
+        return problems
+    for line in checkpoint_guard.prune(checkpoints, resume.step, keep, kinds):
+        print(f"preflight: checkpoints: {line}", flush=True)
+    return []
 
 
 def gate_settings(args: argparse.Namespace) -> nccl_gate.GateSettings | None:
@@ -239,6 +298,7 @@ def ray_problems(version: str, auth: str, dashboard: str) -> list[str]:
 
 def run_checks(args: argparse.Namespace, nodes: Callable[[], list[dict] | None]) -> list[str]:
     problems = model_problems(args.model) + heads_problems(args.model, args.tensor_parallel)
+    problems += context_problems(args.model, args.sequence_length) + rollout_problems(args.rollout)
     data = parquet_problems("train", args.train) + parquet_problems("val", args.val)
     folders = sorted({os.path.dirname(args.train), os.path.dirname(args.val)})
     problems += data or [p for folder in folders for p in incomplete("data", folder)]
@@ -248,6 +308,20 @@ def run_checks(args: argparse.Namespace, nodes: Callable[[], list[dict] | None])
         if found is not None:
             problems += gpu_problems(found, args.gpus_per_node, args.nodes)
     return problems
+
+
+def name_the_run(mount: str, checkpoints: str) -> None:
+    """Tell the cluster's log shippers that this run's logs go to its own folder (log_shipper.RUNS,
+    under the checkpoint volume's mount). KubeRay gives the Ray container, and so this driver,
+    RAY_CLUSTER_NAME (ray-operator controllers/ray/common/pod.go, v1.6.1)."""
+    cluster = os.environ.get("RAY_CLUSTER_NAME", "")
+    if not (mount and cluster):
+        return
+    pointer = log_shipper.run_pointer(mount, cluster)
+    try:
+        log_shipper.write_run_pointer(pointer, os.path.join(checkpoints, "logs"))
+    except OSError as e:  # the logs only: never a reason to stop the run
+        print(f"preflight: logs: could not name this run for the log shipper ({pointer}: {e})", flush=True)
 
 
 def split_command(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -297,11 +371,22 @@ def main(
     parser.add_argument("--train", required=True)
     parser.add_argument("--val", required=True)
     parser.add_argument("--checkpoints", required=True)
+    parser.add_argument(
+        "--checkpoint-mount",
+        default="",
+        help="the checkpoint volume's mount (empty: no run named for the logs)",
+    )
     parser.add_argument("--gpus-per-node", type=int, default=0, help="0 skips the GPU check")
     parser.add_argument("--nodes", type=int, default=1)
     parser.add_argument("--tensor-parallel", type=int, default=0, help="rollout TP; 0 skips the heads check")
     parser.add_argument(
         "--wait", default="0", help="seconds to wait for missing inputs, or auto (sized from the model)"
+    )
+    parser.add_argument(
+        "--sequence-length", type=int, default=0, help="prompt + response tokens; 0 skips the context check"
+    )
+    parser.add_argument(
+        "--rollout", default="", help="the rollout module the image must have (empty: unchecked)"
     )
     parser.add_argument("--interval", type=float, default=15)
     parser.add_argument("--keep", type=int, default=0, help="checkpoints kept (0: no pruning)")
@@ -327,7 +412,15 @@ def main(
         parser.error(f"--wait: {args.wait!r} is neither a number of seconds nor auto")
     problems = ray_problems(args.ray_version, args.ray_auth, args.ray_dashboard)
     problems = (
-        problems or wait_for_inputs(args, nodes, wait, why) or resume_problems(args.checkpoints, args.keep)
+        problems
+        or wait_for_inputs(args, nodes, wait, why)
+        or resume_problems(
+            args.checkpoints,
+            args.keep,
+            args.gpus_per_node * args.nodes,
+            checkpoint_guard.saved_kinds(command),
+            checkpoint_guard.settings_of(command) if command else None,
+        )
     )
     # FAILED marks what stopped the run (verl-grpo postmortem keys on it); the rest is progress.
     for p in problems:
@@ -338,6 +431,7 @@ def main(
         stopped = "preflight: FAILED: the NCCL gate: verl would hang in its first collective"
         print(stopped, file=sys.stderr, flush=True)
         return 1
+    name_the_run(args.checkpoint_mount, args.checkpoints)
     if command:
         run(command)
     return 0

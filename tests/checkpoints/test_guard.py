@@ -235,3 +235,88 @@ def test_keep_one_on_0_6_1_deletes_the_only_good_checkpoint_and_the_run_stops(in
     code, out = run_preflight(args, capsys)
     assert code == 1
     assert "global_step_1 is incomplete (no actor/), and no earlier checkpoint" in out
+
+
+def test_a_checkpoint_of_another_gpu_count_is_refused_before_verl_loads_anything(inputs, capsys):
+    """verl loads model_world_size_<its GPUs>_rank_<rank>.pt and fails with FileNotFoundError after
+    loading the actor, the reference and vLLM (verl issue #2265): the pre-flight refuses it, says
+    how to go on, and deletes nothing."""
+    root, args = inputs
+    for step in (10, 20, 30):
+        fake_step(root, step, world=16)
+    track(root, "30")
+    code, out = run_preflight([*args, "--gpus-per-node", "8", "--nodes", "3"], capsys)
+    assert code == 1
+    assert "global_step_30 under" in out and "was saved by 16 GPUs and this run has 24" in out
+    assert "Set workerGroups back to 16 GPUs, or start a new run (run.name)" in out
+    assert guard.steps(str(root)) == [10, 20, 30]  # nothing pruned for a run that cannot resume
+    code, out = run_preflight([*args, "--gpus-per-node", "8", "--nodes", "2"], capsys)
+    assert code == 0 and "resuming from global_step_30 (complete)" in out
+
+
+def test_what_verl_saves_is_read_from_its_command(inputs, capsys):
+    """A run that saves only the model (checkpoint.save_contents=[model]) writes no optim or
+    extra_state files: its checkpoints are complete, and the same folder is not for verl's default."""
+    root, args = inputs
+    fake_step(
+        root,
+        10,
+        skip=tuple(f"{k}_world_size_2_rank_{r}.pt" for k in ("optim", "extra_state") for r in (0, 1)),
+    )
+    track(root, "10")
+    verl = [
+        "--",
+        "python3",
+        "-m",
+        "verl.trainer.main_ppo",
+        "actor_rollout_ref.actor.checkpoint.save_contents=[model]",
+    ]
+    code = preflight.main([*args, "--keep", "2", *verl], nodes=lambda: None, run=lambda command: None)
+    assert code == 0 and "resuming from global_step_10 (complete)" in capsys.readouterr().out
+    assert guard.saved_kinds(verl) == ("model",)
+    assert guard.saved_kinds(["x=1"]) == guard.KINDS
+    code, out = run_preflight(args, capsys)
+    assert code == 1 and "global_step_10 is incomplete (no actor/optim_world_size_2_rank_0.pt" in out
+
+
+def test_a_run_resumed_under_other_settings_is_refused_unless_the_change_is_safe(inputs, capsys):
+    """verl resumes the old optimizer and data loader whatever the new settings: a changed learning
+    rate under the same run is refused, a longer run (total_epochs) only noted."""
+    root, args = inputs
+
+    def start(*overrides: str) -> tuple[int, str]:
+        verl = ["--", "python3", "-m", "verl.trainer.main_ppo", *overrides]
+        code = preflight.main([*args, "--keep", "2", *verl], nodes=lambda: None, run=lambda command: None)
+        out = capsys.readouterr()
+        return code, out.out + out.err
+
+    first = ("actor_rollout_ref.actor.optim.lr=1e-6", "trainer.total_epochs=2")
+    assert start(*first)[0] == 0  # no checkpoint yet: the settings are kept
+    fake_step(root, 10)
+    track(root, "10")
+    code, out = start("actor_rollout_ref.actor.optim.lr=1e-5", "trainer.total_epochs=2")
+    assert code == 1 and "actor_rollout_ref.actor.optim.lr: 1e-6 -> 1e-5" in out
+    assert "start a new run (run.name) with the new ones" in out
+    code, out = start("actor_rollout_ref.actor.optim.lr=1e-6", "trainer.total_epochs=3")
+    assert code == 0 and "(safe to resume): trainer.total_epochs: 2 -> 3" in out
+    assert start("actor_rollout_ref.actor.optim.lr=1e-6", "trainer.total_epochs=3")[0] == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", ["0.6.1", "0.9.1"])
+def test_verls_own_checkpoint_of_two_gpus_is_refused_on_four(version, inputs, capsys):
+    """verl's FSDPCheckpointManager (each version's own, in its venv) saves from 2 ranks; the
+    pre-flight resumes it on 2 GPUs and refuses it on 4 before verl loads anything."""
+    root, args = inputs
+    done = subprocess.run(
+        [str(oracle_python(version)), str(HERE / "verl_saver.py"), str(root), "2", "10"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    code, out = run_preflight([*args, "--gpus-per-node", "2", "--nodes", "2"], capsys)
+    assert code == 1 and "global_step_10 under" in out and "was saved by 2 GPUs and this run has 4" in out
+    code, out = run_preflight([*args, "--gpus-per-node", "2", "--nodes", "1"], capsys)
+    assert code == 0 and "resuming from global_step_10 (complete)" in out

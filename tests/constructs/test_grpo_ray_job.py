@@ -31,7 +31,10 @@ def test_ray_job_settings(shipped):
     assert preflight.startswith(
         "python3 /opt/verl-grpo/preflight.py --model /data/models/Qwen2.5-32B-Instruct"
     )
-    assert "--gpus-per-node 8 --nodes 2 --tensor-parallel 8 --keep 2" in preflight
+    assert (
+        "--gpus-per-node 8 --nodes 2 --tensor-parallel 8 --sequence-length 1024 --rollout vllm --keep 2"
+        in preflight
+    )
     assert "--keep 2 --ray-version 2.49.2 --ray-auth disabled --wait auto" in preflight
     # The NCCL gate on, its threshold a quarter of an A3 Ultra node's 3200 Gbps (400 GB/s).
     assert preflight.endswith(
@@ -98,3 +101,33 @@ def test_rayjob_fields_follow_the_kuberay_version(version, has_deadline):
     assert ("preRunningDeadlineSeconds" in job["spec"]) is has_deadline
     if has_deadline:
         assert job["spec"]["preRunningDeadlineSeconds"] == 600
+
+
+@pytest.mark.parametrize(
+    ("sets", "retries"),
+    [
+        ((), 10),  # Spot, the default capacity: a retry per preemption to survive
+        (("cluster.capacity=reservation", "cluster.reservation=r"), 1),
+        (
+            (
+                "cluster.capacity=on-demand",
+                "workerGroups[0].name=g",
+                "workerGroups[0].replicas=2",
+                "workerGroups[0].capacity=spot",
+            ),
+            10,
+        ),
+        (("job.backoffLimit=0",), 0),
+        (("job.backoffLimit=3", "cluster.capacity=on-demand"), 3),
+    ],
+)
+def test_retries_follow_the_capacity_unless_set(sets, retries):
+    """KubeRay retries a failed RayJob backoffLimit times on a new cluster; on Spot each retry is a
+    preemption survived (values/worker_groups.py backoff_limit). Helm renders the same (parity)."""
+    from ..helm_tools import helm_template
+
+    (job,) = objects_of_kind(render_one(*sets), "RayJob")
+    assert job["spec"]["backoffLimit"] == retries
+    helm_args = [a for s in sets for a in ("--set", s)]
+    (helm_job,) = [o for o in helm_template(*helm_args) if o["kind"] == "RayJob"]
+    assert helm_job["spec"]["backoffLimit"] == retries

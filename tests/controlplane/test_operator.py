@@ -204,16 +204,18 @@ def test_raycluster_profile_gets_its_pods_and_head_service(
 
 def assert_workers_start_ray_with_gib_nccl_env(container: dict[str, Any], tmp_path: Path) -> None:
     """The worker's command as KubeRay built it, run by bash with a recording `ray`: the raylet
-    starts with gIB's set_nccl_env.sh exports, and never without them (a missing script, before the
-    node's RDMA installer has run, stops the container instead)."""
+    starts with gIB's set_nccl_env.sh exports and the image's LD_LIBRARY_PATH behind gIB's, and never
+    without them (a missing script, before the node's RDMA installer has run, stops the container)."""
     command = [*container["command"], *container["args"]]
     assert command[-1].index(GIB_NCCL_ENV_SCRIPT) < command[-1].index("ray start")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "ray").write_text('#!/bin/sh\necho "ray $1 NCCL_NET=$NCCL_NET"\n')
+    (bin_dir / "ray").write_text(
+        '#!/bin/sh\necho "ray $1 NCCL_NET=$NCCL_NET LD_LIBRARY_PATH=$LD_LIBRARY_PATH"\n'
+    )
     (bin_dir / "ray").chmod(0o755)
     script = tmp_path / "set_nccl_env.sh"
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "LD_LIBRARY_PATH": "/image/lib"}
 
     def run() -> subprocess.CompletedProcess[str]:
         local = [*command[:-1], command[-1].replace(GIB_NCCL_ENV_SCRIPT, str(script))]
@@ -224,7 +226,10 @@ def assert_workers_start_ray_with_gib_nccl_env(container: dict[str, Any], tmp_pa
     assert "the gIB RDMA installer has not run on this node" in missing.stdout
     script.write_text("export NCCL_NET=gIB\n")
     started = run()
-    assert started.returncode == 0 and started.stdout.strip() == "ray start NCCL_NET=gIB", started
+    # gIB's plugin and the driver's libraries before the image's own, which stays.
+    libraries = "/usr/local/gib/lib64:/usr/local/nvidia/lib64:/image/lib"
+    assert started.returncode == 0, started
+    assert started.stdout.strip() == f"ray start NCCL_NET=gIB LD_LIBRARY_PATH={libraries}", started
 
 
 def test_the_cluster_s_kuberay_crds_name_its_release(control_plane: ControlPlane) -> None:

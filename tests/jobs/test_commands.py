@@ -53,7 +53,8 @@ def test_probe_sees_the_generated_environment(local_ray: LocalRay) -> None:
     report = probe_report(done.stdout)
     submit = rendered(local_ray)
     expected_env = yaml.safe_load(submit["runtime-env.yaml"])["env_vars"]
-    assert len(expected_env) >= 15
+    # The run's own settings; gIB's NCCL ones come from the node's set_nccl_env.sh (runtime_env.py).
+    assert {"PYTHONPATH", "HF_HUB_OFFLINE", "NCCL_TUNER_CONFIG_PATH", "NCCL_DEBUG"} <= set(expected_env)
     assert {k: report["env"].get(k) for k in expected_env} == expected_env
     # argv: every override of the ConfigMap's entrypoint, in order, after `python3 -m <module>`.
     words = shlex.split(submit["entrypoint.sh"].replace("\\\n", " "))

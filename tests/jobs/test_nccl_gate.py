@@ -52,19 +52,36 @@ def test_a_healthy_fabric_passes_and_reports_nccl_tests_columns(local_ray: Local
     status, log = gate_job(local_ray, "--nccl-gate-min-busbw", "0", "--nccl-gate-size", "4Mi")
     assert status == "SUCCEEDED", log
     lines = gate_lines(log)
-    assert lines[0] == "all-reduce over 4 GPUs on 2 nodes (gloo), sizes 64Ki, 256Ki, 1Mi, 4Mi, timeout 300 s"
+    # The collectives FSDP and verl use, run with the environment verl gives its workers, taken
+    # from the verl the job runs (verl/trainer/constants_ppo.py).
+    assert lines[0].startswith(
+        "all-reduce, all-gather, reduce-scatter over 4 GPUs on 2 nodes (gloo), sizes 64Ki, 256Ki, 1Mi, 4Mi, "
+        "timeout 300 s, with verl's worker environment ("
+    )
+    assert "NCCL_CUMEM_ENABLE=0" in lines[0] and "CUDA_DEVICE_MAX_CONNECTIONS=1" in lines[0]
     # The NCCL the ranks mapped (torch loads it even for gloo): the cache's nvidia-nccl wheel here.
     assert re.fullmatch(
         r"NCCL \d+\.\d+\.\d+ from /\S+/nvidia/nccl/lib/libnccl\.so\.2 on every rank", lines[1]
     )
-    assert lines[2].split() == ["group", "ranks", "size", "time(us)", "algbw(GB/s)", "busbw(GB/s)"]
+    assert lines[2].split() == [
+        "group",
+        "collective",
+        "ranks",
+        "size",
+        "time(us)",
+        "algbw(GB/s)",
+        "busbw(GB/s)",
+    ]
     rows = [line.split() for line in lines[3:-1]]
-    assert [(r[0], r[-5]) for r in rows][:4] == [("all", "4")] * 4
-    assert sum(1 for r in rows if r[0] == "node") == 8  # 2 nodes alone, 4 sizes each
+    assert [(r[0], r[1], r[-5]) for r in rows][:4] == [("all", "all-reduce", "4")] * 4
+    for collective in ("all-reduce", "all-gather", "reduce-scatter"):
+        # each checked, correct at every size (a wrong result fails the gate: test_nccl_gate.py)
+        assert sum(1 for r in rows if r[0] == "node" and r[-6] == collective) == 8  # 2 nodes, 4 sizes
     for r in rows:  # printed with 2 decimals: compare to 0.01
         ranks, size, micros, algbw, busbw = int(r[-5]), r[-4], float(r[-3]), float(r[-2]), float(r[-1])
+        factor = 2 if r[-6] == "all-reduce" else 1
         assert micros > 0 and algbw == pytest.approx(parse_size(size) / micros / 1e3, abs=0.006)
-        assert busbw == pytest.approx(algbw * 2 * (ranks - 1) / ranks, abs=0.011)
+        assert busbw == pytest.approx(algbw * factor * (ranks - 1) / ranks, abs=0.011)
     assert lines[-1].startswith("ok: lowest bus bandwidth ")
     assert "verl would start now" in log
 

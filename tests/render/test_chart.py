@@ -74,7 +74,7 @@ def test_helm_lint_strict(values, helm):
         ("cluster.mode=gke", "mode"),
         ("storage.bucket=gs://x", "bucket"),
         ("training.rolloutN=0", "rolloutN"),
-        ("job.backoffLimit=-1", "backoffLimit"),
+        ("job.backoffLimit=-2", "backoffLimit"),
         ("training.logger={console,nope}", "logger"),
         # Outside the supported KubeRay minors (values/kuberay.py).
         ("kuberay.version=1.3.0", "version"),

@@ -104,7 +104,9 @@ DEFECTS: list[tuple[str, tuple[str, str], Callable[[dict], None], str, str]] = [
     (
         "duplicate-env-name",
         ("h200-standard", "RayJob"),
-        lambda o: _worker_pod(o)["containers"][0]["env"].append({"name": "LD_LIBRARY_PATH", "value": "x"}),
+        lambda o: _worker_pod(o)["containers"][0].update(
+            env=[{"name": "A", "value": "x"}, {"name": "A", "value": "y"}]
+        ),
         "crd-list-map-keys",
         "env[1]",
     ),

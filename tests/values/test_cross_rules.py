@@ -291,6 +291,7 @@ PAIRS = [
     {"ray.auth": "token"},
     {"ray.auth": "token", "ray.version": "2.52.0", "kuberay.version": "1.5.1"},
     {"storage.dataDir": "models", "storage.verlDir": "models/Qwen2.5-32B-Instruct/verl"},
+    {"training.rolloutName": "sglang"},
 ]
 
 

@@ -143,6 +143,16 @@ def test_bucket_folders_must_be_disjoint(sets, needle):
     render_one("storage.dataDir=datasets/gsm8k", "storage.checkpointDir=runs")
 
 
+def test_sglang_needs_an_image_with_sglang():
+    """verl's vllm* images are built on vLLM's release image (verl docker/README.md): no SGLang."""
+    with pytest.raises(Problems) as err:
+        render_one("training.rolloutName=sglang")
+    (problem,) = [p for p in err.value.problems if p.rule == "image-has-rollout"]
+    assert problem.key == "training.rolloutName" and "verlai/verl:vllm011.dev7" in problem.message
+    render_one("training.rolloutName=sglang", "image.tag=sgl056.dev1")
+    render_one("training.rolloutName=sglang", "image.repository=example.com/my/verl")
+
+
 @pytest.mark.parametrize("extra", ["x=1;rm -rf /", "x=1 && echo", "x=$(id)", "x=1 > /tmp/y", "'x=1"])
 def test_extra_args_cannot_split_the_entrypoint(extra):
     from verl_grpo.problems import Problems

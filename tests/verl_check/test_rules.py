@@ -58,8 +58,8 @@ def corpus(version: str, size: int = 150) -> list[list[str]]:
             ]
         if rng.random() < 0.2:
             o += [f"{r}.val_kwargs.do_sample=true", f"{r}.temperature={rng.choice([0, 0.7])}"]
-        if rng.random() < 0.08:
-            o.append(f"{a}.loss_agg_mode=seq-mean")
+        if rng.random() < 0.12:  # not a mode; token-sum only from verl 0.9 (verl_check/rules.py)
+            o.append(f"{a}.loss_agg_mode={rng.choice(['seq-mean', 'token-sum'])}")
         if rng.random() < 0.08:
             o.append(f"{a}.ppo_mini_batchsize=8")  # a typo: struct mode rejects it
         if rng.random() < 0.05:
@@ -166,6 +166,49 @@ def test_sync_rollout_mode_is_gone_from_0_7():
     base = [*BASE, "actor_rollout_ref.rollout.mode=sync"]
     assert not [p for p in check(compose("0.6.1", base)) if p.key.endswith("rollout.mode")]
     assert [p for p in check(compose("0.9.1", base)) if p.key.endswith("rollout.mode")]
+
+
+def test_token_sum_loss_aggregation_is_verl_0_9s():
+    """verl 0.6.1's ActorConfig lists four loss_agg_modes, 0.9.1's five (the oracle agrees:
+    test_checker_agrees_with_verl draws token-sum)."""
+    base = [*BASE, "actor_rollout_ref.actor.loss_agg_mode=token-sum"]
+    (problem,) = [p for p in check(compose("0.6.1", base)) if p.key.endswith("loss_agg_mode")]
+    assert problem.rule == "verl startup" and "verl 0.6.1 allows" in problem.message
+    assert not [p for p in check(compose("0.9.1", base)) if p.key.endswith("loss_agg_mode")]
+
+
+@pytest.mark.parametrize(
+    ("extra", "refused"),
+    [
+        (["data.max_prompt_length=8192", "data.max_response_length=512"], True),
+        (["data.max_prompt_length=4096", "data.max_response_length=4096"], False),  # 8192: fits
+        (["data.max_prompt_length=8192", "data.max_response_length=1"], True),
+        (["data.max_prompt_length=8192", "actor_rollout_ref.rollout.enable_chunked_prefill=false"], False),
+        (["data.max_prompt_length=8192", "actor_rollout_ref.rollout.max_num_batched_tokens=16384"], False),
+        (["actor_rollout_ref.rollout.max_model_len=9000"], True),
+    ],
+)
+def test_a_sequence_above_vllms_batched_tokens_with_chunked_prefill(extra, refused):
+    """vLLMRollout refuses it at worker init (vllm_rollout_spmd.py@v0.6.1); 0.9.1 has no such check."""
+    key = "actor_rollout_ref.rollout.max_num_batched_tokens"
+    found = [p for p in check(compose("0.6.1", [*BASE, *extra])) if p.key == key]
+    assert [p.rule for p in found] == (["verl worker-init"] if refused else [])
+    assert not [p for p in check(compose("0.9.1", [*BASE, *extra])) if p.key == key]
+
+
+def test_a_full_fine_tune_far_above_the_recipes_learning_rate_is_warned():
+    """verl's GRPO recipes train with 1e-6 (3e-6 only with LoRA): 1e-5 on a 32B model is warned,
+    the recipes' rates and LoRA are not, nor is a small model."""
+    lr = "actor_rollout_ref.actor.optim.lr"
+
+    def warned(*extra: str, model: str = "Qwen2.5-32B-Instruct") -> bool:
+        overrides = [*BASE, f"actor_rollout_ref.model.path=/data/models/{model}", *extra]
+        return any(p.key == lr and p.severity == "warning" for p in check(compose("0.6.1", overrides)))
+
+    assert warned(f"{lr}=1e-5")
+    assert not warned(f"{lr}=1e-6") and not warned(f"{lr}=3e-6")
+    assert not warned(f"{lr}=1e-5", "actor_rollout_ref.model.lora_rank=32")
+    assert not warned(f"{lr}=1e-5", model="Qwen2.5-3B-Instruct")
 
 
 def test_warnings_for_settings_that_do_nothing_or_hurt():

@@ -75,7 +75,7 @@ class GrpoRayJob(ManifestConstruct):
                 "activeDeadlineSeconds": v.job.active_deadline_seconds,
                 # preRunningDeadlineSeconds from KubeRay 1.6 (values/kuberay.py).
                 **spec.derived.rayjob_version_fields,
-                "backoffLimit": v.job.backoff_limit,
+                "backoffLimit": spec.ops.backoff_limit(v),
                 "rayClusterSpec": cluster.spec,
                 # SidecarMode refuses a submitter template (ValidateRayJobSpec); HTTPMode has no pod.
                 **spec.ops.fields_if(

@@ -46,8 +46,20 @@ def log_shipper_fields(
             # The kubelet expands $(POD_NAME) from the env below: one folder per pod.
             f"--target={logs_folder(spec)}/$(POD_NAME)",
             f"--interval={text(v.logs.interval_seconds)}",
+            # The run the cluster serves now, named by each run's pre-flight (log_shipper.RUNS).
+            f"--checkpoint-mount={v.storage.checkpoint_mount_path}",
+            "--cluster=$(RAY_CLUSTER)",
+            "--pod=$(POD_NAME)",
         ],
-        "env": [{"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+        "env": [
+            {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+            # KubeRay labels every pod of a cluster ray.io/cluster=<name> (ray-operator
+            # controllers/ray/common/pod.go, v1.6.1; it gives the Ray container RAY_CLUSTER_NAME from it).
+            {
+                "name": "RAY_CLUSTER",
+                "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['ray.io/cluster']"}},
+            },
+        ],
         "resources": {"requests": amounts, "limits": dict(amounts)},
         "securityContext": HEAD_CONTAINER_SECURITY,
         "volumeMounts": [

@@ -7,7 +7,8 @@ from ..values.refs import join, join_prefixed, text
 
 NVIDIA_LIB = "/usr/local/nvidia/lib64"
 GIB_LIB = "/usr/local/gib/lib64"
-# gIB's NCCL plugin first, then the driver's libraries (what set_nccl_env.sh exports).
+# gIB's NCCL plugin first, then the driver's libraries (Google's RDMA pods set the driver's:
+# container-engine-accelerators@992db81 gpudirect-rdma/nccl-test.yaml), then whatever the image set.
 LD_LIBRARY_PATH = f"{GIB_LIB}:{NVIDIA_LIB}"
 
 # gIB's NCCL settings come from the script the RDMA installer puts on the node, which Google updates
@@ -20,13 +21,16 @@ LD_LIBRARY_PATH = f"{GIB_LIB}:{NVIDIA_LIB}"
 GIB_NCCL_ENV_SCRIPT = "/usr/local/gib/scripts/set_nccl_env.sh"
 
 
-def source_gib_nccl_env() -> str:
+def worker_setup() -> str:
     """The worker container's args: KubeRay runs `<args> && ulimit -n 65536; ray start ...`
-    (ray-operator/controllers/ray/common/pod.go BuildPod, v1.6.1), so a bare failed `source` would
-    skip only the ulimit and start Ray without gIB. The script is missing until the RDMA installer has
-    run on the node: the container exits with that message in its log and is restarted."""
+    (ray-operator/controllers/ray/common/pod.go BuildPod, v1.6.1), so the raylet and every Ray worker
+    inherit what they export. LD_LIBRARY_PATH is prepended to the image's own (a container `env`
+    entry would replace it). A bare failed `source` would skip only the ulimit and start Ray without
+    gIB: the script is missing until the RDMA installer has run on the node, so the container exits
+    with that message in its log and is restarted."""
     return (
-        f'source {GIB_NCCL_ENV_SCRIPT} || {{ echo "verl-grpo: {GIB_NCCL_ENV_SCRIPT} not found:'
+        f'export LD_LIBRARY_PATH="{LD_LIBRARY_PATH}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}";'
+        f' source {GIB_NCCL_ENV_SCRIPT} || {{ echo "verl-grpo: {GIB_NCCL_ENV_SCRIPT} not found:'
         ' the gIB RDMA installer has not run on this node"; exit 1; }'
     )
 
@@ -38,7 +42,6 @@ def env_vars(spec: DeploySpec) -> dict[str, str]:
     tuner = spec.gpu.nccl_tuner_config
     common = {
         "PYTHONPATH": f"{v.storage.mount_path}/{v.storage.verl_dir}",
-        "LD_LIBRARY_PATH": LD_LIBRARY_PATH,
         # The model sits in the bucket: never reach for the hub, keep HF caches off the read-only mount.
         "HF_HUB_OFFLINE": "1",
         "HF_HOME": "/tmp/huggingface",
@@ -178,13 +181,16 @@ def logs_url(spec: DeploySpec) -> str:
 
 
 def preflight_command(spec: DeploySpec) -> str:
-    v, s = spec.values, spec.values.storage
+    v, s, t = spec.values, spec.values.storage, spec.values.training
     data = f"{s.mount_path}/{s.data_dir}"
     return (
         f"python3 {v.preflight.mount_path}/preflight.py --model {s.mount_path}/{s.model_dir}"
         f" --train {data}/train.parquet --val {data}/test.parquet --checkpoints {checkpoint_dir(spec)}"
+        f" --checkpoint-mount {s.checkpoint_mount_path}"
         f" --gpus-per-node {spec.gpu.gpus_per_node} --nodes {text(spec.ops.total_workers(v))}"
         f" --tensor-parallel {text(v.training.tensor_parallel_size)}"
+        f" --sequence-length {text(spec.ops.plus(t.max_prompt_length, t.max_response_length))}"
+        f" --rollout {text(v.training.rollout_name)}"
         f" --keep {text(v.training.checkpoints_to_keep)}"
         f" --ray-version {text(v.ray.version)} --ray-auth {text(v.ray.auth)}"
         # 0: `auto`, sized from the model by the pre-flight itself (preflight.wait_seconds).

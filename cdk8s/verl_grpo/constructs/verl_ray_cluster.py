@@ -21,7 +21,7 @@ from .pod_security import (
     skip_annotations,
 )
 from .preflight_script import PreflightScript
-from .runtime_env import LD_LIBRARY_PATH, source_gib_nccl_env
+from .runtime_env import worker_setup
 from .scheduling import (
     NODE_POOL_LABEL,
     cpu_node_selector,
@@ -195,8 +195,7 @@ class VerlRayCluster(ManifestConstruct):
                             "image": image(spec),
                             "imagePullPolicy": v.image.pull_policy,
                             # KubeRay runs these args before its `ray start` (runtime_env.py says why).
-                            "args": [source_gib_nccl_env()],
-                            "env": [{"name": "LD_LIBRARY_PATH", "value": LD_LIBRARY_PATH}],
+                            "args": [worker_setup()],
                             "resources": {
                                 **_resources(d.worker_cpu, d.worker_memory, d.worker_ephemeral_storage, gpus),
                                 **claims.container_fields(),

@@ -282,6 +282,11 @@ def _autopilot_sidecar_rules() -> tuple[CrossRule, ...]:
 # A tag that moves: `latest` alone or as the last part (verl publishes vllm011.latest beside fixed
 # ones such as vllm011.dev7: docs/start/install.rst and the Megatron-FSDP example of verl).
 FLOATING_TAG = r"(^|[._-])latest$"
+# verl's images: "Start from v0.6.0, we use vllm and sglang release image as our base image"
+# (verl docker/README.md@b178a3c, Dockerfile.stable.vllm / Dockerfile.stable.sglang): a vllm* tag of
+# verlai/verl is built on vLLM's image and has no SGLang.
+VERL_IMAGES = "verlai/verl"
+ROLLOUT_IMAGE_PREFIX = "vllm"
 
 # verl's own batch rules, on the values the kit passes as verl's settings (the CLI also runs
 # them on the composed config: verl_check/rules.py, which cites verl). Extra overrides of any
@@ -916,6 +921,24 @@ RULES = (
             "image.repository, image.tag and image.platforms",
         ),
         each_group=True,
+    ),
+    CrossRule(
+        "image-has-rollout",
+        "training.rolloutName",
+        op(
+            "and",
+            op("eq", V("Values.image.repository"), VERL_IMAGES),
+            op("matches", V("Values.image.tag"), f"^{ROLLOUT_IMAGE_PREFIX}"),
+            op("eq", V("Values.training.rolloutName"), "sglang"),
+        ),
+        (
+            "'sglang' but ",
+            V("Values.image.repository"),
+            ":",
+            V("Values.image.tag"),
+            " is verl's vLLM image, built on vLLM's release image with no SGLang (verl docker/README.md); "
+            "use verl's sglang image (an sgl* tag) or rolloutName vllm",
+        ),
     ),
     CrossRule(
         "image-tag-pinned",

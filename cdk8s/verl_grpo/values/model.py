@@ -446,9 +446,10 @@ class Job(Model):
         1,
     )
     backoff_limit: int = field(
-        1,
-        "Retries of a failed or preempted run, each on a new cluster (resumes from the last checkpoint).",
-        ge=0,
+        -1,
+        "Retries of a failed or preempted run, each on a new cluster (resumes from the last checkpoint); "
+        "-1: by capacity, 10 when a worker group runs on Spot (each retry survives a preemption), else 1.",
+        ge=-1,
         le=100,
     )
 
@@ -466,7 +467,8 @@ class Training(Model):
     train_batch_size: int = field(256, "data.train_batch_size (prompts per step).", ge=1, le=65536)
     max_prompt_length: int = field(512, "data.max_prompt_length (tokens).", ge=1, le=1048576)
     max_response_length: int = field(512, "data.max_response_length (tokens).", ge=1, le=1048576)
-    learning_rate: float = field(1e-5, "actor optim.lr.", gt=0, lt=1)
+    # verl's actor default and its GRPO recipes' value (verl_check/rules.py RECIPE_LR cites them).
+    learning_rate: float = field(1e-6, "actor optim.lr (verl's GRPO recipes: 1e-6).", gt=0, lt=1)
     ppo_mini_batch_size: int = field(256, "actor ppo_mini_batch_size (prompts).", ge=1, le=65536)
     ppo_micro_batch_size_per_gpu: int = field(2, "actor ppo_micro_batch_size_per_gpu.", ge=1, le=4096)
     log_prob_micro_batch_size_per_gpu: int = field(

@@ -160,6 +160,10 @@ class Ops:
         """`fields` when the boolean leaf is true, else none of them."""
         return dict(fields) if flag else {}
 
+    def plus(self, a: object, b: object) -> object:
+        """The sum of two integer leaves."""
+        return a + b  # type: ignore[operator]
+
     def quantity_plus(self, leaf: object, extra: str) -> str:
         """The quantity leaf plus `extra`, in whole MiB rounded up ("107520Mi")."""
         from .quantity import parse_quantity
@@ -186,6 +190,12 @@ class Ops:
         from .worker_groups import group_views
 
         return group_views(values)
+
+    def backoff_limit(self, values: Any) -> Any:
+        """The RayJob's retries: job.backoffLimit, or its capacity's (worker_groups.backoff_limit)."""
+        from .worker_groups import backoff_limit
+
+        return backoff_limit(values)
 
     def total_workers(self, values: Any) -> Any:
         """The GPU worker pods of every group (verl's trainer.nnodes)."""
@@ -235,6 +245,11 @@ class MarkerOps(Ops):
         condition = f"{'ne' if negate else 'eq'} {expr.go} {json.dumps(equals)}"
         return {self.table.gate(condition, key): value for key, value in fields.items()}
 
+    def plus(self, a: object, b: object) -> object:
+        exprs = [self.table.lookup(x) for x in (a, b)]  # type: ignore[arg-type]
+        assert all(exprs), f"plus needs marker leaves, got {a!r}, {b!r}"
+        return self.table.add(f"(add {exprs[0].go} {exprs[1].go})", "json")  # type: ignore[union-attr]
+
     def quantity_plus(self, leaf: object, extra: str) -> str:
         from .quantity import parse_quantity
 
@@ -282,6 +297,16 @@ class MarkerOps(Ops):
                 values=values,
             )
         ]
+
+    def backoff_limit(self, values: Any) -> Any:
+        from .expressions import CAPACITIES
+        from .worker_groups import OTHER_RETRIES, SPOT_RETRIES
+
+        expr = self.table.lookup(values.job.backoff_limit)
+        assert expr is not None, "backoff_limit needs a marker leaf"
+        spot = f'(contains "|spot|" (include {json.dumps(CAPACITIES)} .))'
+        derived = f"(ternary {SPOT_RETRIES} {OTHER_RETRIES} {spot})"
+        return self.table.add(f"(ternary {derived} (int {expr.go}) (lt (int {expr.go}) 0))", "json")
 
     def total_workers(self, values: Any) -> Any:
         return self.table.add(f"(include {json.dumps(WORKER_COUNT_TEMPLATE)} . | atoi)", "json")

@@ -76,5 +76,22 @@ def machines(v: Values) -> list[str]:
     return list(dict.fromkeys(machine_of(g, v) for g in v.worker_groups))
 
 
+# KubeRay retries a failed RayJob on a new cluster up to spec.backoffLimit times
+# (ray-operator/apis/ray/v1/rayjob_types.go BackoffLimit, v1.6.1), and verl resumes the newest
+# checkpoint: a Spot node "can be preempted at any time" with 30 s notice
+# (https://cloud.google.com/kubernetes-engine/docs/concepts/spot-vms), so a run on Spot survives as
+# many preemptions as it has retries. Our choice: 10 on Spot (each costs at most training.saveFreq
+# steps and a cluster start; job.activeDeadlineSeconds bounds the whole), 1 elsewhere, where a
+# failure is seldom the node's and a retry repeats it.
+SPOT_RETRIES, OTHER_RETRIES = 10, 1
+
+
+def backoff_limit(v: Values) -> int:
+    """job.backoffLimit, or (-1) the capacity's: SPOT_RETRIES when any group runs on Spot."""
+    if v.job.backoff_limit >= 0:
+        return v.job.backoff_limit
+    return SPOT_RETRIES if any(capacity_of(g, v) == "spot" for g in v.worker_groups) else OTHER_RETRIES
+
+
 def total_workers(v: Values) -> int:
     return sum(g.replicas for g in v.worker_groups)

@@ -13,13 +13,24 @@ from .config import ComposedConfig
 A = "actor_rollout_ref.actor"
 R = "actor_rollout_ref.rollout"
 REF = "actor_rollout_ref.ref"
-LOSS_AGG_MODES = {
-    "token-mean",
-    "token-sum",
-    "seq-mean-token-sum",
-    "seq-mean-token-mean",
-    "seq-mean-token-sum-norm",
-}
+# ActorConfig.__post_init__'s valid_loss_agg_modes (verl/workers/config/actor.py): v0.6.1 and v0.7.0
+# list four; the 0.9.1 wheel adds "token-sum" (the kit's verl versions are 0.6.1 and 0.9.1).
+LOSS_AGG_MODES = {"token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm"}
+TOKEN_SUM_SINCE = "0.9.0"
+
+
+# verl's actor default learning rate (verl/trainer/config/actor/actor.yaml@v0.6.1: `lr: 1e-6`), which
+# its GRPO recipes use for full fine-tunes, the 32B one included
+# (examples/grpo_trainer/run_qwen2_5_32b_grpo_npu.sh, run_qwen2-7b.sh, ... @v0.6.1); the highest any
+# of them sets is 3e-6, for LoRA (run_qwen2_5-3b_gsm8k_grpo_lora.sh, run_qwen2_5_vl-7b_lora.sh).
+RECIPE_LR = 1e-6
+FULL_FINE_TUNE_LR_WARN = 3e-6
+
+
+def loss_agg_modes(version: str) -> set[str]:
+    return LOSS_AGG_MODES | ({"token-sum"} if version_at_least(version, TOKEN_SUM_SINCE) else set())
+
+
 STRATEGIES = {"fsdp", "fsdp2"}
 
 
@@ -53,12 +64,12 @@ def startup_rules(cfg: ComposedConfig) -> list[Problem]:
     dynamic = bool(g(f"{A}.use_dynamic_bsz"))
     if g(f"{A}.strategy") not in STRATEGIES:
         out.append(error("kit", f"{A}.strategy", f"{g(f'{A}.strategy')!r}; this kit runs fsdp or fsdp2"))
-    if g(f"{A}.loss_agg_mode") not in LOSS_AGG_MODES:
+    if g(f"{A}.loss_agg_mode") not in (modes := loss_agg_modes(cfg.version)):
         out.append(
             error(
                 "startup",
                 f"{A}.loss_agg_mode",
-                f"{g(f'{A}.loss_agg_mode')!r}; allowed: {', '.join(sorted(LOSS_AGG_MODES))}",
+                f"{g(f'{A}.loss_agg_mode')!r}; verl {cfg.version} allows: {', '.join(sorted(modes))}",
             )
         )
     if not dynamic:
@@ -148,6 +159,21 @@ def worker_init_rules(cfg: ComposedConfig) -> list[Problem]:
                 f"{mode!r} is not a rollout mode of verl {cfg.version}; allowed: {', '.join(sorted(modes))}",
             )
         )
+    # vLLMRollout.__init__ (verl/workers/rollout/vllm_rollout/vllm_rollout_spmd.py@v0.6.1, the sync
+    # rollout; the 0.9.1 wheel has no such check): with chunked prefill on, a whole sequence must fit
+    # one batch of max_num_batched_tokens.
+    if name == "vllm" and mode == "sync" and not version_at_least(cfg.version, "0.7.0"):
+        batched = g(f"{R}.max_num_batched_tokens")
+        model_len = int(g(f"{R}.max_model_len") or g(f"{R}.prompt_length") + g(f"{R}.response_length"))
+        if g(f"{R}.enable_chunked_prefill") and batched < model_len:
+            out.append(
+                error(
+                    "worker-init",
+                    f"{R}.max_num_batched_tokens",
+                    f"{batched} is below the sequence length {model_len} (max_model_len, or prompt + "
+                    "response length) with enable_chunked_prefill: raise it or turn chunked prefill off",
+                )
+            )
     tp = g(f"{R}.tensor_model_parallel_size") or 1
     dp = g(f"{R}.data_parallel_size") or 1
     pp = g(f"{R}.pipeline_model_parallel_size") or 1
@@ -238,6 +264,17 @@ def warnings(cfg: ComposedConfig, ray_cpus_per_node: float | None = None) -> lis
                     "kit",
                     f"{A}.ppo_micro_batch_size_per_gpu",
                     f"{micro} per GPU is far above verl's recipes for a {size:g}B model ({reference})",
+                )
+            )
+    lr = g(f"{A}.optim.lr")
+    if size and size >= 7 and not g("actor_rollout_ref.model.lora_rank") and isinstance(lr, int | float):
+        if lr > FULL_FINE_TUNE_LR_WARN:
+            out.append(
+                warning(
+                    "kit",
+                    f"{A}.optim.lr",
+                    f"{lr:g} for a full fine-tune of a {size:g}B model is far above verl's GRPO recipes "
+                    f"({RECIPE_LR:g}; {FULL_FINE_TUNE_LR_WARN:g} only with LoRA)",
                 )
             )
     return out

@@ -57,11 +57,18 @@ headGroupSpec:
         - --source=/tmp/ray
         - {{ list "--target=" .Values.storage.checkpointMountPath "/" .Values.training.projectName "/" (.Values.training.experimentName | default .Values.run.name) "/logs/$(POD_NAME)" | join "" | toJson }}
         - {{ list "--interval=" (.Values.logs.intervalSeconds | toJson) | join "" | toJson }}
+        - {{ list "--checkpoint-mount=" .Values.storage.checkpointMountPath | join "" | toJson }}
+        - --cluster=$(RAY_CLUSTER)
+        - --pod=$(POD_NAME)
         env:
         - name: POD_NAME
           valueFrom:
             fieldRef:
               fieldPath: metadata.name
+        - name: RAY_CLUSTER
+          valueFrom:
+            fieldRef:
+              fieldPath: metadata.labels['ray.io/cluster']
         resources:
           requests:
             cpu: 100m

@@ -9,7 +9,7 @@ activeDeadlineSeconds: {{ .Values.job.activeDeadlineSeconds | toJson }}
 {{- if semverCompare ">=1.6.0" .Values.kuberay.version }}
 preRunningDeadlineSeconds: {{ .Values.job.preRunningDeadlineSeconds | toJson }}
 {{- end }}
-backoffLimit: {{ .Values.job.backoffLimit | toJson }}
+backoffLimit: {{ (ternary (ternary 10 1 (contains "|spot|" (include "verl-grpo.groupCapacities" .))) (int .Values.job.backoffLimit) (lt (int .Values.job.backoffLimit) 0)) | toJson }}
 rayClusterSpec:
   {{- include "verl-grpo.rayClusterSpec" . | trimPrefix "\n" | nindent 2 }}
 {{- if eq .Values.job.submissionMode "K8sJobMode" }}

@@ -48,6 +48,9 @@
 {{- fail (print "image.platforms: " "lacks linux/" (index (dict "a4x" "arm64" "b200" "amd64" "h200" "amd64") (($group.machine | default "") | default $.Values.gpu.type)) ", the platform of the " (($group.machine | default "") | default $.Values.gpu.type) " nodes group '" ($group.name | default "") "' runs on (verl publishes x86 images only): build verl's image for it (docker/Dockerfile.stable.vllm on such a machine), push it as a multi-arch image and set image.repository, image.tag and image.platforms" " [image-carries-arch]") }}
 {{- end }}
 {{- end }}
+{{- if (and (eq .Values.image.repository "verlai/verl") (regexMatch "^vllm" (join "\n" .Values.image.tag)) (eq .Values.training.rolloutName "sglang")) }}
+{{- fail (print "training.rolloutName: " "'sglang' but " .Values.image.repository ":" .Values.image.tag " is verl's vLLM image, built on vLLM's release image with no SGLang (verl docker/README.md); use verl's sglang image (an sgl* tag) or rolloutName vllm" " [image-has-rollout]") }}
+{{- end }}
 {{- if (regexMatch "(^|[._-])latest$" (join "\n" .Values.image.tag)) }}
 {{- fail (print "image.tag: " "'" .Values.image.tag "' is a floating tag: nodes pulling at different times can run different images; use a fixed tag (such as vllm011.dev7)" " [image-tag-pinned]") }}
 {{- end }}

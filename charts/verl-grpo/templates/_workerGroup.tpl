@@ -111,11 +111,18 @@ template:
       - --source=/tmp/ray
       - {{ list "--target=" .Values.storage.checkpointMountPath "/" .Values.training.projectName "/" (.Values.training.experimentName | default .Values.run.name) "/logs/$(POD_NAME)" | join "" | toJson }}
       - {{ list "--interval=" (.Values.logs.intervalSeconds | toJson) | join "" | toJson }}
+      - {{ list "--checkpoint-mount=" .Values.storage.checkpointMountPath | join "" | toJson }}
+      - --cluster=$(RAY_CLUSTER)
+      - --pod=$(POD_NAME)
       env:
       - name: POD_NAME
         valueFrom:
           fieldRef:
             fieldPath: metadata.name
+      - name: RAY_CLUSTER
+        valueFrom:
+          fieldRef:
+            fieldPath: metadata.labels['ray.io/cluster']
       resources:
         requests:
           cpu: 100m
@@ -143,10 +150,7 @@ template:
       image: {{ list .Values.image.repository ":" .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | join "" | toJson }}
       imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
       args:
-      - 'source /usr/local/gib/scripts/set_nccl_env.sh || { echo "verl-grpo: /usr/local/gib/scripts/set_nccl_env.sh not found: the gIB RDMA installer has not run on this node"; exit 1; }'
-      env:
-      - name: LD_LIBRARY_PATH
-        value: /usr/local/gib/lib64:/usr/local/nvidia/lib64
+      - 'export LD_LIBRARY_PATH="/usr/local/gib/lib64:/usr/local/nvidia/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; source /usr/local/gib/scripts/set_nccl_env.sh || { echo "verl-grpo: /usr/local/gib/scripts/set_nccl_env.sh not found: the gIB RDMA installer has not run on this node"; exit 1; }'
       resources:
         requests:
           cpu: {{ (.Values.worker.cpu | default $facts.workerCpu) | toJson }}
