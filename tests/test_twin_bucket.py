@@ -233,10 +233,19 @@ def test_the_ray_pods_write_checkpoints_and_logs_inside_their_grants(
         "-c",
         standin_verl,
     ]
-    done = run_container(bucket, ray, command, {}, mounts, tmp_path / "tmp", "/usr/bin:/bin")
+    # The image's vLLM (the pre-flight only looks its module up), and the cluster name KubeRay gives
+    # the Ray container: the pre-flight names the run for the log shippers, inside the grants too.
+    image = tmp_path / "image"
+    (image / "vllm").mkdir(parents=True)
+    (image / "vllm" / "__init__.py").write_text("")
+    env = {"PYTHONPATH": str(image), "RAY_CLUSTER_NAME": "verl-h200"}
+    done = run_container(bucket, ray, command, env, mounts, tmp_path / "tmp", "/usr/bin:/bin")
     assert done.returncode == 0, done.stdout + done.stderr
     written = Path(mounts.rewrite(checkpoints, bucket.root))
     assert (written / "latest_checkpointed_iteration.txt").read_text().strip() == "1"
+    mount = preflight[preflight.index("--checkpoint-mount") + 1]
+    pointer = Path(mounts.rewrite(f"{mount}/.verl-grpo/runs/verl-h200", bucket.root))
+    assert pointer.read_text() == mounts.rewrite(f"{checkpoints}/logs", bucket.root)
 
     spec = head["spec"]
     (shipper,) = [

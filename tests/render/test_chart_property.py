@@ -158,6 +158,18 @@ def repair(values: dict) -> dict:
         ):
             g["machine"] = ""
     t["tensorParallelSize"] = math.gcd(t["tensorParallelSize"], gpu.gpus_per_node)
+    # verl 0.6.1's vLLM rollout: prompt + response within max_num_batched_tokens (8192) with chunked
+    # prefill (verl_check); verl's vllm images carry no SGLang (image-has-rollout).
+    t["maxPromptLength"], t["maxResponseLength"] = (
+        min(t["maxPromptLength"], 4096),
+        min(t["maxResponseLength"], 4096),
+    )
+    image = values["image"]
+    if image["repository"] == "verlai/verl" and image["tag"].startswith("vllm"):
+        t["rolloutName"] = "vllm"
+    # Arm nodes (A4X) run only an image built for them (image-carries-arch).
+    if any(gpu_profiles()[g.get("machine") or gpu.name].arch == "arm64" for g in groups):
+        image["platforms"] = ["linux/amd64", "linux/arm64"]
     if c["cpuMachineType"] == "c2-standard-8":
         values["head"].update(cpu="4", memory="16Gi")
         values["dataPrep"].update(cpu="4", memory="16Gi")

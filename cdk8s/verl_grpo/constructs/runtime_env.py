@@ -29,7 +29,9 @@ def worker_setup() -> str:
     gIB: the script is missing until the RDMA installer has run on the node, so the container exits
     with that message in its log and is restarted."""
     return (
-        f'export LD_LIBRARY_PATH="{LD_LIBRARY_PATH}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}";'
+        # (`case`, not ${VAR:+...}: no `${` in a manifest, tests/test_tutorial_defects.py)
+        'case "$LD_LIBRARY_PATH" in "") image= ;; *) image=":$LD_LIBRARY_PATH" ;; esac;'
+        f' export LD_LIBRARY_PATH="{LD_LIBRARY_PATH}$image";'
         f' source {GIB_NCCL_ENV_SCRIPT} || {{ echo "verl-grpo: {GIB_NCCL_ENV_SCRIPT} not found:'
         ' the gIB RDMA installer has not run on this node"; exit 1; }'
     )

@@ -150,7 +150,7 @@ template:
       image: {{ list .Values.image.repository ":" .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | join "" | toJson }}
       imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
       args:
-      - 'export LD_LIBRARY_PATH="/usr/local/gib/lib64:/usr/local/nvidia/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; source /usr/local/gib/scripts/set_nccl_env.sh || { echo "verl-grpo: /usr/local/gib/scripts/set_nccl_env.sh not found: the gIB RDMA installer has not run on this node"; exit 1; }'
+      - 'case "$LD_LIBRARY_PATH" in "") image= ;; *) image=":$LD_LIBRARY_PATH" ;; esac; export LD_LIBRARY_PATH="/usr/local/gib/lib64:/usr/local/nvidia/lib64$image"; source /usr/local/gib/scripts/set_nccl_env.sh || { echo "verl-grpo: /usr/local/gib/scripts/set_nccl_env.sh not found: the gIB RDMA installer has not run on this node"; exit 1; }'
       resources:
         requests:
           cpu: {{ (.Values.worker.cpu | default $facts.workerCpu) | toJson }}
