@@ -43,14 +43,22 @@ SAVE_CONTENTS = "actor_rollout_ref.actor.checkpoint.save_contents"
 
 
 def saved_kinds(command: list[str]) -> tuple[str, ...]:
-    """The rank files verl writes: the save_contents override among verl's arguments (Hydra takes
-    the last), else its default."""
-    contents = ["model", "optimizer", "extra"]
-    for word in command:
-        key, sep, value = word.lstrip("+").partition("=")
-        if sep and key == SAVE_CONTENTS:
-            contents = [v.strip().strip("'\"") for v in value.strip().strip("[]").split(",") if v.strip()]
+    """The rank files verl writes: the save_contents override among verl's arguments
+    (settings_of), else its default."""
+    value = settings_of(command).get(SAVE_CONTENTS)
+    if value is None:
+        return KINDS
+    contents = [v.strip().strip("'\"") for v in value.strip().strip("[]").split(",") if v.strip()]
     return tuple(CONTENT_FILES[c] for c in contents if c in CONTENT_FILES)
+
+
+def _config_world(actor: str) -> int | None:
+    """fsdp_config.json's world_size (rank 0 writes it with the shards), or None when unreadable."""
+    try:
+        with open(os.path.join(actor, "fsdp_config.json"), encoding="utf-8") as f:
+            return int(json.load(f)["world_size"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def missing(folder: str, kinds: tuple[str, ...] = KINDS) -> list[str]:
@@ -61,15 +69,10 @@ def missing(folder: str, kinds: tuple[str, ...] = KINDS) -> list[str]:
     names = os.listdir(actor)
     found = {m.groups() for m in map(RANK_FILE.match, names) if m}
     lacks = []
-    world = None
-    try:
-        with open(os.path.join(actor, "fsdp_config.json"), encoding="utf-8") as f:
-            world = int(json.load(f)["world_size"])
-    except (OSError, ValueError, KeyError, TypeError):
-        lacks.append("actor/fsdp_config.json")
-    sizes = {int(w) for _, w, _ in found}
+    world = _config_world(actor)
     if world is None:
-        world = max(sizes, default=0)
+        lacks.append("actor/fsdp_config.json")
+        world = max((int(w) for _, w, _ in found), default=0)
     if not found:
         lacks.append("actor/*_rank_*.pt")
     for kind in kinds:
@@ -175,11 +178,8 @@ def world_size(path: str) -> int | None:
     """The number of ranks that saved a checkpoint folder: fsdp_config.json's world_size, else the
     rank files' (missing() has already found the folder complete)."""
     actor = os.path.join(path, "actor")
-    try:
-        with open(os.path.join(actor, "fsdp_config.json"), encoding="utf-8") as f:
-            return int(json.load(f)["world_size"])
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
+    if (world := _config_world(actor)) is not None:
+        return world
     try:
         sizes = {int(m.group(2)) for m in map(RANK_FILE.match, os.listdir(actor)) if m}
     except OSError:

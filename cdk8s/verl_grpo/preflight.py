@@ -88,16 +88,22 @@ def model_problems(model: str) -> list[str]:
     return problems or incomplete("model", model)
 
 
+def model_config(model: str) -> object:
+    """The model's config.json, or None when unreadable (model_problems names a missing config;
+    an unreadable one is vLLM's own error, not a guess)."""
+    try:
+        with open(os.path.join(model, "config.json"), encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
 def heads_problems(model: str, tensor_parallel: int) -> list[str]:
     """vLLM refuses a tensor-parallel size that does not divide the model's attention heads
     (vllm/config/model.py ModelConfig.verify_with_parallel_config: hf_text_config.num_attention_heads
     % tensor_parallel_size, "Total number of attention heads (N) must be divisible by tensor parallel
     size (M)"), and verl starts vLLM only after loading the actor: say it before."""
-    try:
-        with open(os.path.join(model, "config.json"), encoding="utf-8") as f:
-            config = json.load(f)
-    except (OSError, ValueError):
-        return []  # model_problems names a missing config
+    config = model_config(model)
     if isinstance(config, dict) and isinstance(config.get("text_config"), dict):
         config = config["text_config"]  # multimodal models: vLLM's hf_text_config
     heads = config.get("num_attention_heads") if isinstance(config, dict) else None
@@ -115,11 +121,7 @@ def context_problems(model: str, sequence: int) -> list[str]:
     (verl/workers/rollout/vllm_rollout/vllm_rollout_spmd.py@v0.6.1 vLLMRollout.__init__:
     max_position_embeddings, of the config or its llm_config/text_config, times rope_scaling's
     factor when there is one), after the actor and the reference are loaded: say it before."""
-    try:
-        with open(os.path.join(model, "config.json"), encoding="utf-8") as f:
-            config = json.load(f)
-    except (OSError, ValueError):
-        return []  # model_problems names a missing config
+    config = model_config(model)
     if not isinstance(config, dict) or sequence <= 0:
         return []
     rope = config.get("rope_scaling")
