@@ -1,13 +1,12 @@
-"""One rendering's objects: the constructs in the order their objects are written, the labels
-every object carries, and the Recorder's rendering of them in Python (no jsii; app.py is the cdk8s
-app that synthesizes the same objects, held equal by tests/constructs/test_base.py)."""
+"""One rendering's objects: the constructs in the order their objects are written and the labels
+every object carries (app.py synthesizes them with cdk8s)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .constructs.base import ManifestConstruct, Recorder
+from .constructs.base import ManifestConstruct
 from .constructs.data_prep_job import DataPrepJob
 from .constructs.device_claims import DeviceClaims
 from .constructs.gcs_fuse_storage import GcsFuseStorage
@@ -39,7 +38,7 @@ TOP_LABEL_KEYS = (
 )
 
 
-def parts(scope: Construct | Recorder, spec: DeploySpec) -> list[ManifestConstruct]:
+def parts(scope: Construct, spec: DeploySpec) -> list[ManifestConstruct]:
     """Everything one run needs, in the order its objects are written."""
     network = NetworkMapping(scope, "network", spec)
     claims = DeviceClaims(scope, "claims", spec)
@@ -68,7 +67,8 @@ class RenderedObject:
     key: str  # stable across values: parent construct id + object id
     manifest: dict[str, Any]
     includes: dict[str, str] = field(default_factory=dict)  # chart: {path/in/object: define name}
-    condition: str | None = None  # chart: the template's condition (Ops.holds), beside the variants'
+    condition: str | None = None  # chart: the condition the object's template is wrapped in
+    count: str | None = None  # chart: the object is made once per index below this count
 
 
 def objects_of(chart_parts: list[ManifestConstruct], manifests: list[dict[str, Any]]) -> list[RenderedObject]:
@@ -77,16 +77,8 @@ def objects_of(chart_parts: list[ManifestConstruct], manifests: list[dict[str, A
     assert [kind for _, kind in keys] == [m["kind"] for m in manifests], "object order changed"
     includes = {k: i for part in chart_parts for k, i in part.includes.items()}
     conditions = {k: c for part in chart_parts for k, c in part.conditions.items()}
+    counts = {k: c for part in chart_parts for k, c in part.ranges.items()}
     return [
-        RenderedObject(key, m, includes.get(key, {}), conditions.get(key))
+        RenderedObject(key, m, includes.get(key, {}), conditions.get(key), counts.get(key))
         for (key, _), m in zip(keys, manifests, strict=True)
     ]
-
-
-def record(specs: dict[str, DeploySpec]) -> dict[str, list[RenderedObject]]:
-    """The same objects, kept in Python (constructs/base.py Recorder): no jsii call."""
-    out = {}
-    for name, spec in specs.items():
-        chart_parts = parts(Recorder(top_labels(spec)), spec)
-        out[name] = objects_of(chart_parts, [m for part in chart_parts for m in part.manifests])
-    return out

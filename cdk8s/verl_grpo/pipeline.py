@@ -62,12 +62,8 @@ class Rendering:
     warnings: list[Problem] = field(default_factory=list)
 
 
-def synthesize(requests: list[Request], through_cdk8s: bool = True) -> dict[str, Rendering]:
-    """Check every request first, then render all of them in one cdk8s app; raise Problems.
-
-    through_cdk8s False: the same objects recorded in Python (assembly.record), without starting
-    jsii's node kernel (about 0.3 s and 25 ms a rendering): `generate`, whose shipped profiles
-    tests/constructs/test_base.py renders both ways and holds equal, as the chart's variants."""
+def synthesize(requests: list[Request]) -> dict[str, Rendering]:
+    """Check every request first, then render all of them in one cdk8s app; raise Problems."""
     from .verl_check import training_problems
 
     specs: dict[str, DeploySpec] = {}
@@ -85,10 +81,7 @@ def synthesize(requests: list[Request], through_cdk8s: bool = True) -> dict[str,
             warnings[req.name] = [p for p in found if p.severity != "error"]
     if problems:
         raise Problems(problems)
-    if through_cdk8s:
-        from .app import render
-    else:
-        from .assembly import record as render
+    from .app import render
 
     rendered = render(specs)
     problems = _invalid(rendered)

@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from ..pipeline import Request, synthesize
     from ..profiles import shipped_profiles
     from ..render.atomic import TreeWrite, write_trees
-    from ..render.chart import chart_files
+    from ..chart.files import chart_files
     from ..render.dist import dist_files, dist_layer
     from ..render.overlays import overlay_files
     from ..render.package import chart_archive
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     profiles = shipped_profiles()
     with working(f"rendering and validating {len(profiles)} profiles"):
         requests = [Request(p.name, dist_layer(p)) for p in profiles]
-        renderings = synthesize(requests, through_cdk8s=False)
+        renderings = synthesize(requests)
     with working("writing the chart, dist/ and overlays/"):
         chart = chart_files()
         archive = f"{CHART_NAME}-{__version__}.tgz"

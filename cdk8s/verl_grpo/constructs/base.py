@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from ..values.derive import DeploySpec
 from ..values.kueue import KUEUE_API
+from ..values.refs import Condition, RangeIndex
 from .pod_security import skip_annotations
 
 if TYPE_CHECKING:
@@ -51,34 +51,6 @@ KINDS = {
 }
 
 
-class Recorder:
-    """A scope in which constructs keep their manifests in Python instead of handing them to
-    cdk8s. The chart's templates come from every variant's rendering (32 then, ~900 objects):
-    through jsii (a round trip per call, 3 calls an object) that took 1.4 s, recorded 0.2 s.
-
-    A manifest is what cdk8s 2.70's ApiObject.toJson makes of the same call (lib/api-object.js,
-    lib/metadata.js, lib/_util.js sanitizeValue): apiVersion, kind, the metadata with the chart's
-    labels, keys sorted and null or empty fields dropped, then the body as given (JSON patches).
-    tests/constructs/test_base.py holds recorded == synthesized for every shipped profile.
-    """
-
-    def __init__(self, labels: dict[str, str]) -> None:
-        self.labels = labels
-
-    def manifest(self, api_version: str, kind: str, metadata: dict[str, Any], body: dict[str, Any]) -> dict:
-        meta = _sanitized({**metadata, "labels": {**self.labels, **(metadata.get("labels") or {})}})
-        # Through JSON, as jsii passes it: no subtree shared between objects or within one (a
-        # shared dict would become a YAML anchor in dist/, and a later edit would change both).
-        return json.loads(json.dumps({"apiVersion": api_version, "kind": kind, "metadata": meta, **body}))
-
-
-def _sanitized(value: Any) -> Any:
-    if isinstance(value, dict):
-        out = {k: _sanitized(value[k]) for k in sorted(value) if value[k] is not None}
-        return {k: v for k, v in out.items() if not (isinstance(v, dict | list) and len(v) == 0)}
-    return value
-
-
 def _construct(scope: Construct, id: str) -> Construct:
     from constructs import Construct  # jsii's: only on the cdk8s path (app.py)
 
@@ -88,22 +60,25 @@ def _construct(scope: Construct, id: str) -> Construct:
 class ManifestConstruct:
     """A part of the chart: adds its objects and records them (key, kind) in creation order.
 
-    In a cdk8s scope it owns a construct there, under which its ApiObjects go; the app reads all
+    It owns a construct in the cdk8s scope, under which its ApiObjects go; the app reads all
     manifests with one `Chart.to_json()` and pairs them with these keys, instead of walking the
-    construct tree through jsii (one round trip per call). In a Recorder it keeps its manifests.
+    construct tree through jsii (one round trip per call).
     """
 
-    def __init__(self, scope: Construct | Recorder, id: str, namespace: str) -> None:
-        self.recorder = scope if isinstance(scope, Recorder) else None
-        self.scope = None if self.recorder else _construct(scope, id)
-        self.manifests: list[dict[str, Any]] = []  # in a Recorder
+    def __init__(self, scope: Construct, id: str, spec: DeploySpec, when: Condition = True) -> None:
+        """`when`: whether its objects exist at all (in the chart, every template's condition)."""
+        self.scope = _construct(scope, id)
+        self.ops = spec.ops
         self.construct_id = id
-        self.namespace = namespace  # of the namespaced objects it adds
+        self.namespace = spec.release.namespace  # of the namespaced objects it adds
+        self.when = when
         self.object_keys: list[tuple[str, str]] = []
         # Subtrees the chart keeps in named templates: object key -> {path/in/object: define name}.
         self.includes: dict[str, dict[str, str]] = {}
-        # The chart's condition for an object that exists only when a value holds (Ops.holds).
+        # The chart's condition for an object that exists only when a value holds.
         self.conditions: dict[str, str] = {}
+        # The chart's count for an object made once per index (Ops.indexes): object key -> count.
+        self.ranges: dict[str, str] = {}
 
     def add_object(
         self,
@@ -116,15 +91,18 @@ class ManifestConstruct:
         spec_template: str | None = None,
         shared: dict[str, str] | None = None,
         labels: dict[str, str] | None = None,
-        when: bool | str = True,
+        when: Condition = True,
+        index: int | RangeIndex | None = None,
         body: dict[str, Any],
     ) -> None:
         """`skips`: the checkov checks this object is exempt from, each with its reason.
         `spec_template`: the chart keeps the spec in `<it>.spec` and its digest in `<it>.digest`
         (Ops.spec_digest); `shared`: {path/in/object: define} for subtrees other objects hold too;
         `labels`: the object's own, beside the chart's (the chart writes them after its include);
-        `when`: whether it exists (Ops.holds), in the chart a condition its template is wrapped in."""
-        if not when:
+        `when`: whether it exists (Ops conditions), in the chart a condition its template is wrapped
+        in; `index`: one of Ops.indexes, which the object's id ends with (in the chart, a range)."""
+        when = self.ops.all_of(self.when, when)
+        if when is False:
             return
         api_version, namespaced = KINDS[kind]
         metadata = {
@@ -133,20 +111,21 @@ class ManifestConstruct:
             "annotations": {SYNC_WAVE: wave, **skip_annotations(skips or {})},
             "labels": labels,
         }
-        if self.recorder is not None:
-            self.manifests.append(self.recorder.manifest(api_version, kind, metadata, body))
-        else:
-            import cdk8s  # only on the cdk8s path: the Recorder's callers never start jsii
-
-            meta = cdk8s.ApiObjectMetadata(**metadata)
-            obj = cdk8s.ApiObject(self.scope, id, api_version=api_version, kind=kind, metadata=meta)
-            # The Python ApiObject takes no spec=; top-level fields go in as JSON patches.
-            for key, value in body.items():
-                obj.add_json_patch(cdk8s.JsonPatch.add(f"/{key}", value))
         key = f"{self.construct_id}-{id}"
+        if isinstance(index, RangeIndex):
+            self.ranges[key] = index.count
+        elif index is not None:
+            id, key = f"{id}-{index}", f"{key}-{index}"
+        import cdk8s  # only on the cdk8s path
+
+        meta = cdk8s.ApiObjectMetadata(**metadata)
+        obj = cdk8s.ApiObject(self.scope, id, api_version=api_version, kind=kind, metadata=meta)
+        # The Python ApiObject takes no spec=; top-level fields go in as JSON patches.
+        for field_name, value in body.items():
+            obj.add_json_patch(cdk8s.JsonPatch.add(f"/{field_name}", value))
         self.object_keys.append((key, kind))
-        if isinstance(when, str):
-            self.conditions[key] = when
+        if when is not True:
+            self.conditions[key] = str(when)
         includes = dict(shared or {})
         if spec_template:
             includes["spec"] = f"{spec_template}{SPEC_DEFINE}"

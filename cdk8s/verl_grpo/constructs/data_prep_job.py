@@ -82,10 +82,8 @@ class DataPrepJob(ManifestConstruct):
         spec: DeploySpec,
         storage: GcsFuseStorage,
     ) -> None:
-        super().__init__(scope, id, spec.release.namespace)
+        super().__init__(scope, id, spec, when=spec.ops.flag(spec.values.data_prep.enabled))
         v, rel, s = spec.values, spec.release, spec.values.storage
-        if not v.data_prep.enabled:
-            return
         p = v.data_prep
         amounts = {"cpu": p.cpu, "memory": p.memory, "ephemeral-storage": p.ephemeral_storage}
         env = [
@@ -113,7 +111,7 @@ class DataPrepJob(ManifestConstruct):
                 "spec": {
                     **hardened_pod(data_prep_account(spec)),
                     "restartPolicy": "Never",
-                    "nodeSelector": cpu_node_selector(v),
+                    "nodeSelector": cpu_node_selector(spec),
                     "containers": [
                         {
                             "name": "data-prep",

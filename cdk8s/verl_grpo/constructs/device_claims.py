@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..values.derive import DeploySpec
 from ..values.networks import DRANET_DEVICE_CLASS
+from ..values.refs import Condition
 from .base import ManifestConstruct
 
 if TYPE_CHECKING:
@@ -32,57 +33,60 @@ class DeviceClaims(ManifestConstruct):
     `container_fields` are what the worker pod template adds (nothing without claims)."""
 
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
-        super().__init__(scope, id, spec.release.namespace)
-        release = spec.release.name
-        self.claims: list[tuple[str, str]] = []  # (claim name in the pod, ResourceClaimTemplate)
-        if spec.values.network.rdma == "dranet":
-            template = f"{release}-rdma"
-            self.add_object(
-                "rdma",
-                kind="ResourceClaimTemplate",
-                name=template,
-                body={
+        super().__init__(scope, id, spec)
+        ops, release = spec.ops, spec.release.name
+        self.rdma_template = f"{release}-rdma"
+        self.add_object(
+            "rdma",
+            kind="ResourceClaimTemplate",
+            name=self.rdma_template,
+            when=dranet(spec),
+            body={
+                "spec": {
                     "spec": {
-                        "spec": {
-                            "devices": {
-                                "requests": [
-                                    {
-                                        "name": "rdma",
-                                        "exactly": {
-                                            "deviceClassName": DRANET_DEVICE_CLASS,
-                                            "allocationMode": "All",
-                                        },
-                                    }
-                                ]
-                            }
+                        "devices": {
+                            "requests": [
+                                {
+                                    "name": "rdma",
+                                    "exactly": {"deviceClassName": DRANET_DEVICE_CLASS, "allocationMode": "All"},
+                                }
+                            ]
                         }
                     }
-                },
-            )
-            self.claims.append(("rdma", template))
-        if spec.gpu.imex:
-            # The ComputeDomain's spec is immutable (CRD rule `self == oldSelf`, which the API
-            # server enforced on a helm upgrade that changed the workers): its name carries a
-            # digest of the spec, so a new size is a new domain, as a new bucket is a new PV pair.
-            nodes = spec.ops.total_workers(spec.values)
-            domain = f"{release}-imex-{spec.ops.leaves_digest(nodes)}"
-            channel = f"{domain}-channel"
-            self.add_object(
-                "imex",
-                kind="ComputeDomain",
-                name=domain,
-                body={
-                    "spec": {
-                        "numNodes": nodes,
-                        "channel": {"resourceClaimTemplate": {"name": channel}},
-                    }
-                },
-            )
-            self.claims.append(("imex-channel", channel))
+                }
+            },
+        )
+        # The ComputeDomain's spec is immutable (CRD rule `self == oldSelf`, which the API
+        # server enforced on a helm upgrade that changed the workers): its name carries a
+        # digest of the spec, so a new size is a new domain, as a new bucket is a new PV pair.
+        nodes = ops.total_workers(spec.values)
+        domain = f"{release}-imex-{ops.leaves_digest(nodes)}"
+        self.imex_channel = f"{domain}-channel"
+        self.add_object(
+            "imex",
+            kind="ComputeDomain",
+            name=domain,
+            when=ops.flag(spec.gpu.imex),
+            body={"spec": {"numNodes": nodes, "channel": {"resourceClaimTemplate": {"name": self.imex_channel}}}},
+        )
 
-    def pod_fields(self) -> dict[str, Any]:
-        claims = [{"name": name, "resourceClaimTemplateName": template} for name, template in self.claims]
-        return {"resourceClaims": claims} if claims else {}
+    def claims(self, group: DeploySpec) -> list[tuple[Condition, str, str]]:
+        """(whether, claim name in the pod, ResourceClaimTemplate) for a worker group's pods."""
+        return [
+            (dranet(group), "rdma", self.rdma_template),
+            (group.ops.flag(group.gpu.imex), "imex-channel", self.imex_channel),
+        ]
 
-    def container_fields(self) -> dict[str, Any]:
-        return {"claims": [{"name": name} for name, _ in self.claims]} if self.claims else {}
+    def pod_fields(self, group: DeploySpec) -> dict[str, Any]:
+        ops, claims = group.ops, self.claims(group)
+        items = [(w, {"name": name, "resourceClaimTemplateName": t}) for w, name, t in claims]
+        return ops.when(ops.any_of(*(w for w, _, _ in claims)), {"resourceClaims": ops.listed(items)})
+
+    def container_fields(self, group: DeploySpec) -> dict[str, Any]:
+        ops, claims = group.ops, self.claims(group)
+        items = [(w, {"name": name}) for w, name, _ in claims]
+        return ops.when(ops.any_of(*(w for w, _, _ in claims)), {"claims": ops.listed(items)})
+
+
+def dranet(spec: DeploySpec) -> Condition:
+    return spec.ops.is_(spec.values.network.rdma, "dranet")

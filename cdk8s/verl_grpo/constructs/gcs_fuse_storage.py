@@ -66,7 +66,7 @@ class GcsFuseStorage(ManifestConstruct):
     """A statically bound PV/PVC pair per folder of the bucket; pods mount them through `volumes()`."""
 
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
-        super().__init__(scope, id, spec.release.namespace)
+        super().__init__(scope, id, spec)
         v, rel = spec.values.storage, spec.release
         # The names follow the bucket and capacity (Derived.storage_digest): changing either makes
         # new PVs and PVCs (Helm and Argo CD prune the old pair) instead of an upgrade refused as

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..values.derive import DeploySpec
-from ..values.worker_groups import WORKER_GROUP_TEMPLATE
 from .base import WAVE_RUN, ManifestConstruct, image, pod_labels
 from .pod_security import HEAD_CONTAINER_SECURITY, NAMESPACED_EXCEPTIONS, POD_SECURITY_CONTEXT
 from .preflight_script import submit_config_map_name
@@ -63,62 +62,61 @@ def submitter_pod_template(spec: DeploySpec) -> dict[str, object]:
 
 class GrpoRayJob(ManifestConstruct):
     def __init__(self, scope: Construct, id: str, spec: DeploySpec, *, cluster: VerlRayCluster) -> None:
-        super().__init__(scope, id, spec.release.namespace)
-        v, rel = spec.values, spec.release
-        if v.run.kind == "RayJob":
-            ray_job_spec = {
-                "entrypoint": entrypoint(spec),
-                "runtimeEnvYAML": runtime_env_yaml(spec),
-                "submissionMode": v.job.submission_mode,
-                "shutdownAfterJobFinishes": v.job.shutdown_after_job_finishes,
-                "ttlSecondsAfterFinished": v.job.ttl_seconds_after_finished,
-                "activeDeadlineSeconds": v.job.active_deadline_seconds,
-                # preRunningDeadlineSeconds from KubeRay 1.6 (values/kuberay.py).
-                **spec.derived.rayjob_version_fields,
-                "backoffLimit": spec.ops.backoff_limit(v),
-                "rayClusterSpec": cluster.spec,
-                # SidecarMode refuses a submitter template (ValidateRayJobSpec); HTTPMode has no pod.
-                **spec.ops.fields_if(
-                    v.job.submission_mode,
-                    "K8sJobMode",
-                    {"submitterPodTemplate": submitter_pod_template(spec)},
-                ),
-            }
-            # KubeRay ignores changes to an existing RayJob: its cluster is made once ("Disregard
-            # changes in RayClusterSpec of RayJob", getOrCreateRayClusterInstance) and the job is
-            # submitted once with the JobId fixed while New (initRayJobStatusIfNeed); both in
-            # ray-operator/controllers/ray/rayjob_controller.go@v1.6.1. So the name follows the
-            # spec: a changed run is a new RayJob, which Helm and Argo CD put in place of the old
-            # one, and it resumes from run.name's newest checkpoint.
-            self.name = f"{rel.name}-{v.run.name}-{spec.ops.spec_digest(ray_job_spec, RAY_JOB_TEMPLATE)}"
-            self.add_object(
-                "ray-job",
-                kind="RayJob",
-                name=self.name,
-                # After the data-prep Job in Argo CD; kubectl and Flux users get the pre-flight wait.
-                wave=WAVE_RUN,
-                spec_template=RAY_JOB_TEMPLATE,
-                shared={
-                    "spec/rayClusterSpec": CLUSTER_SPEC_TEMPLATE,
-                    "spec/rayClusterSpec/workerGroupSpecs": WORKER_GROUP_TEMPLATE,
-                    "spec/entrypoint": ENTRYPOINT_TEMPLATE,
-                    "spec/runtimeEnvYAML": RUNTIME_ENV_TEMPLATE,
-                },
-                labels=queue_labels(spec),
-                body={"spec": ray_job_spec},
-            )
-        else:
-            # The long-lived cluster path: `verl-grpo submit` and `ray job submit` read these.
-            self.add_object(
-                "submit-config",
-                kind="ConfigMap",
-                name=submit_config_map_name(spec),
-                skips=NAMESPACED_EXCEPTIONS,
-                shared={
-                    "data/entrypoint.sh": ENTRYPOINT_TEMPLATE,
-                    "data/runtime-env.yaml": RUNTIME_ENV_TEMPLATE,
-                },
-                body={
-                    "data": {"entrypoint.sh": entrypoint(spec), "runtime-env.yaml": runtime_env_yaml(spec)}
-                },
-            )
+        super().__init__(scope, id, spec)
+        ops, v, rel = spec.ops, spec.values, spec.release
+        ray_job = ops.is_(v.run.kind, "RayJob")
+        ray_job_spec = {
+            "entrypoint": entrypoint(spec),
+            "runtimeEnvYAML": runtime_env_yaml(spec),
+            "submissionMode": v.job.submission_mode,
+            "shutdownAfterJobFinishes": v.job.shutdown_after_job_finishes,
+            "ttlSecondsAfterFinished": v.job.ttl_seconds_after_finished,
+            "activeDeadlineSeconds": v.job.active_deadline_seconds,
+            # preRunningDeadlineSeconds from KubeRay 1.6 (values/kuberay.py).
+            **spec.derived.rayjob_version_fields,
+            "backoffLimit": spec.ops.backoff_limit(v),
+            "rayClusterSpec": cluster.spec,
+            # SidecarMode refuses a submitter template (ValidateRayJobSpec); HTTPMode has no pod.
+            **ops.when(
+                ops.is_(v.job.submission_mode, "K8sJobMode"),
+                {"submitterPodTemplate": submitter_pod_template(spec)},
+            ),
+        }
+        # KubeRay ignores changes to an existing RayJob: its cluster is made once ("Disregard
+        # changes in RayClusterSpec of RayJob", getOrCreateRayClusterInstance) and the job is
+        # submitted once with the JobId fixed while New (initRayJobStatusIfNeed); both in
+        # ray-operator/controllers/ray/rayjob_controller.go@v1.6.1. So the name follows the
+        # spec: a changed run is a new RayJob, which Helm and Argo CD put in place of the old
+        # one, and it resumes from run.name's newest checkpoint.
+        self.name = f"{rel.name}-{v.run.name}-{spec.ops.spec_digest(ray_job_spec, RAY_JOB_TEMPLATE)}"
+        self.add_object(
+            "ray-job",
+            kind="RayJob",
+            name=self.name,
+            # After the data-prep Job in Argo CD; kubectl and Flux users get the pre-flight wait.
+            wave=WAVE_RUN,
+            when=ray_job,
+            spec_template=RAY_JOB_TEMPLATE,
+            shared={
+                "spec/rayClusterSpec": CLUSTER_SPEC_TEMPLATE,
+                "spec/entrypoint": ENTRYPOINT_TEMPLATE,
+                "spec/runtimeEnvYAML": RUNTIME_ENV_TEMPLATE,
+            },
+            labels=queue_labels(spec),
+            body={"spec": ray_job_spec},
+        )
+        # The long-lived cluster path: `verl-grpo submit` and `ray job submit` read these.
+        self.add_object(
+            "submit-config",
+            kind="ConfigMap",
+            name=submit_config_map_name(spec),
+            when=ops.negate(ray_job),
+            skips=NAMESPACED_EXCEPTIONS,
+            shared={
+                "data/entrypoint.sh": ENTRYPOINT_TEMPLATE,
+                "data/runtime-env.yaml": RUNTIME_ENV_TEMPLATE,
+            },
+            body={
+                "data": {"entrypoint.sh": entrypoint(spec), "runtime-env.yaml": runtime_env_yaml(spec)}
+            },
+        )

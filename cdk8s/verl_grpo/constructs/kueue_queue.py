@@ -23,8 +23,9 @@ from ..values.kueue import (
     QUEUED_PROVISIONING_CLASS,
 )
 from ..values.model import TOPOLOGY_LEVELS
+from ..values.refs import Condition
 from .base import ManifestConstruct
-from .scheduling import cpu_node_selector, gpu_machine_selector
+from .scheduling import cpu_pool_selector, gpu_machine_selector
 
 if TYPE_CHECKING:
     from constructs import Construct
@@ -32,10 +33,8 @@ if TYPE_CHECKING:
 
 class KueueQueue(ManifestConstruct):
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
-        super().__init__(scope, id, spec.release.namespace)
-        v, q = spec.values, spec.values.queue
-        if not (q.enabled and q.create_objects):
-            return
+        ops, v, q = spec.ops, spec.values, spec.values.queue
+        super().__init__(scope, id, spec, when=ops.all_of(ops.flag(q.enabled), ops.flag(q.create_objects)))
         cq = q.cluster_queue
         cpu_flavor, gpu_flavor, topology = f"{cq}-cpu", f"{cq}-gpu", f"{cq}-gke"
         self.add_object(
@@ -48,7 +47,8 @@ class KueueQueue(ManifestConstruct):
             body={"spec": {"levels": [{"nodeLabel": label} for label in TOPOLOGY_LEVELS]}},
         )
         # A flavor with a topology places all its pods by it: only when placement is asked for.
-        placed = spec.ops.fields_if(q.topology.mode, "none", {"topologyName": topology}, negate=True)
+        placing = ops.negate(ops.is_(q.topology.mode, "none"))
+        placed = ops.when(placing, {"topologyName": topology})
         # Kueue adds a flavor's labels to the admitted pods' nodeSelector (below): on Standard the
         # CPU pool's label keeps KubeRay's selector-less submitter on the pool sized for it. On
         # Autopilot the head's labels would give the 0.5-CPU submitter the Performance compute class,
@@ -57,12 +57,11 @@ class KueueQueue(ManifestConstruct):
         # none, the head selects its class itself (cpu_node_selector) and the submitter runs on
         # Autopilot's default general-purpose platform, billed for what it requests
         # (https://cloud.google.com/kubernetes-engine/docs/concepts/autopilot-compute-classes).
-        standard = v.cluster.mode == "standard"
         self.add_object(
             "cpu-flavor",
             kind="ResourceFlavor",
             name=cpu_flavor,
-            body={"spec": {"nodeLabels": cpu_node_selector(v)}} if standard else {},
+            body=ops.when(ops.is_(v.cluster.mode, "standard"), {"spec": {"nodeLabels": cpu_pool_selector(v)}}),
         )
         # The labels every group's workers select: with groups of several capacities (the rule
         # queue-objects-flex-start-alone keeps flex-start out of such a mix) the machine's alone.
@@ -72,7 +71,7 @@ class KueueQueue(ManifestConstruct):
         # shows both (tests/controlplane/test_kueue.py).
         labels = {
             **gpu_machine_selector(spec),
-            **spec.ops.fields_when(spec.ops.one_capacity(v), gpu_selector_labels(v)),
+            **ops.when(ops.one_capacity(v), gpu_selector_labels(v, ops)),
         }
         self.add_object(
             "gpu-flavor",
@@ -83,15 +82,15 @@ class KueueQueue(ManifestConstruct):
         # The capacity request that precedes admission, on the GPU flavor: with flex-start, GKE's
         # queued provisioning for the whole gang; with topology placement, an atomic scale-up, so
         # the nodes (and their sub-block labels) exist when Kueue places the workers.
-        checks: dict[str, Any] = {}
-        if v.cluster.capacity == "flex-start":
-            checks = self._provisioning_check("", f"{cq}-flex-start", QUEUED_PROVISIONING_CLASS, gpu_flavor)
-        else:
-            placing = spec.ops.holds(q.topology.mode, "none", negate=True)
-            strategy = self._provisioning_check(
-                "atomic-", f"{cq}-atomic", ATOMIC_PROVISIONING_CLASS, gpu_flavor, when=placing
-            )
-            checks = spec.ops.fields_if(q.topology.mode, "none", strategy, negate=True)
+        flex_start = ops.is_(v.cluster.capacity, "flex-start")
+        queued = self._provisioning_check(
+            "", f"{cq}-flex-start", QUEUED_PROVISIONING_CLASS, gpu_flavor, when=flex_start
+        )
+        atomic = ops.all_of(ops.negate(flex_start), placing)
+        strategy = self._provisioning_check(
+            "atomic-", f"{cq}-atomic", ATOMIC_PROVISIONING_CLASS, gpu_flavor, when=atomic
+        )
+        checks = {**ops.when(flex_start, queued), **ops.when(atomic, strategy)}
         covered = [*COVERING_QUOTAS, GPU_RESOURCE]
 
         def quotas(gpus: object) -> list[dict[str, object]]:
@@ -125,7 +124,7 @@ class KueueQueue(ManifestConstruct):
         )
 
     def _provisioning_check(
-        self, key: str, name: str, provisioning_class: str, gpu_flavor: str, when: bool | str = True
+        self, key: str, name: str, provisioning_class: str, gpu_flavor: str, when: Condition
     ) -> dict[str, Any]:
         """A ProvisioningRequest admission check of the class on the GPU flavor; the ClusterQueue's
         field that runs it."""

@@ -68,4 +68,4 @@ def log_shipper_fields(
             preflight.volume_mount(),
         ],
     }
-    return spec.ops.fields_when(v.logs.enabled, {"initContainers": [sidecar]})
+    return spec.ops.when(spec.ops.flag(v.logs.enabled), {"initContainers": [sidecar]})

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from ..values.derive import DeploySpec
-from ..values.networks import nic_networks
+from ..values.networks import POD_INTERFACES, NicNetwork, gvnic_network, pod_interfaces, rdma_network
+from ..values.refs import Condition, RangeIndex, go_json
 from .base import ManifestConstruct
 
 if TYPE_CHECKING:
@@ -25,43 +25,46 @@ class NetworkMapping(ManifestConstruct):
     """
 
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
-        super().__init__(scope, id, spec.release.namespace)
-        dranet = spec.values.network.rdma == "dranet"
-        self.networks = [] if dranet else nic_networks(spec.values.network.prefix, spec.gpu.rdma_nics)
-        if not spec.values.network.create_objects:
-            return
-        for i, net in enumerate(self.networks):
-            suffix = "gvnic" if i == 0 else f"rdma-{i - 1}"
-            self.add_object(
-                f"params-{suffix}",
-                kind="GKENetworkParamSet",
-                name=net.name,
-                body={"spec": {"vpc": net.vpc, "vpcSubnet": net.subnet, "deviceMode": net.device_mode}},
-            )
-            self.add_object(
-                f"network-{suffix}",
-                kind="Network",
-                name=net.name,
-                body={
-                    "spec": {
-                        "type": "Device",
-                        "parametersRef": {
-                            "group": "networking.gke.io",
-                            "kind": "GKENetworkParamSet",
-                            "name": net.name,
-                        },
-                    }
-                },
-            )
+        ops, v = spec.ops, spec.values
+        super().__init__(scope, id, spec, when=ops.all_of(multi_network(spec), ops.flag(v.network.create_objects)))
+        gvnic = gvnic_network(v.network.prefix)
+        self._add_network("gvnic", gvnic)
+        for i in ops.indexes(spec.gpu.rdma_nics):
+            self._add_network("rdma", rdma_network(v.network.prefix, i), index=i)
 
-    @property
-    def pod_annotations(self) -> dict[str, str]:
-        if not self.networks:
-            return {}
-        interfaces = [{"interfaceName": "eth0", "network": "default"}] + [
-            {"interfaceName": f"eth{i + 1}", "network": net.name} for i, net in enumerate(self.networks)
-        ]
-        return {
-            "networking.gke.io/default-interface": "eth0",
-            "networking.gke.io/interfaces": json.dumps(interfaces),
-        }
+    def _add_network(self, suffix: str, net: NicNetwork, index: int | RangeIndex | None = None) -> None:
+        self.add_object(
+            f"params-{suffix}",
+            kind="GKENetworkParamSet",
+            name=net.name,
+            index=index,
+            body={"spec": {"vpc": net.vpc, "vpcSubnet": net.subnet, "deviceMode": net.device_mode}},
+        )
+        self.add_object(
+            f"network-{suffix}",
+            kind="Network",
+            name=net.name,
+            index=index,
+            body={
+                "spec": {
+                    "type": "Device",
+                    "parametersRef": {"group": "networking.gke.io", "kind": "GKENetworkParamSet", "name": net.name},
+                }
+            },
+        )
+
+    @staticmethod
+    def pod_annotations(group: DeploySpec) -> dict[str, object]:
+        """A worker group's pod interfaces: eth0 the default network, eth1 the gVNIC, then one per
+        RDMA NIC of its machine, in the order nic_networks lists them."""
+        ops, prefix = group.ops, group.values.network.prefix
+        nics = group.gpu.rdma_nics
+        interfaces = ops.helper(POD_INTERFACES, [prefix, nics], lambda p, n: go_json(pod_interfaces(p, n)))
+        return ops.when(
+            multi_network(group),
+            {"networking.gke.io/default-interface": "eth0", "networking.gke.io/interfaces": interfaces},
+        )
+
+
+def multi_network(spec: DeploySpec) -> Condition:
+    return spec.ops.is_(spec.values.network.rdma, "multi-network")

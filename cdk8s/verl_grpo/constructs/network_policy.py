@@ -71,7 +71,7 @@ def egress_rules(spec: DeploySpec) -> list[object]:
 
 class RayNetworkPolicy(ManifestConstruct):
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
-        super().__init__(scope, id, spec.release.namespace)
+        super().__init__(scope, id, spec)
         rel = spec.release
         own = {"podSelector": {"matchLabels": pod_labels(rel.name)}}
         self.add_object(

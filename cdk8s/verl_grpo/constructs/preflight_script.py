@@ -29,30 +29,30 @@ def preflight_sources() -> dict[str, str]:
 
 class PreflightScript(ManifestConstruct):
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
-        super().__init__(scope, id, spec.release.namespace)
+        super().__init__(scope, id, spec)
         self.mount_path = spec.values.preflight.mount_path
         self.config_map = f"{spec.release.name}-preflight"
         # On a long-lived RayCluster the head also carries entrypoint.sh beside preflight.py, so a
         # manual `ray job submit ... -- bash <mountPath>/entrypoint.sh` names a file that exists
         # where Ray runs it (the job's working directory holds nothing of the user's machine).
-        self.sources = [self.config_map]
-        if spec.values.run.kind == "RayCluster":
-            self.sources.append(submit_config_map_name(spec))
+        self.with_submit_config = spec.ops.is_(spec.values.run.kind, "RayCluster")
+        self.submit_config_map = submit_config_map_name(spec)
         self.add_object(
             "config-map",
             kind="ConfigMap",
             name=self.config_map,
             skips=NAMESPACED_EXCEPTIONS,
-            body={"data": preflight_sources()},
+            # The pod's Python files, shipped as the chart's files/ (Ops.file).
+            body={"data": {name: spec.ops.file(name, text) for name, text in preflight_sources().items()}},
         )
 
-    def volume(self) -> dict[str, Any]:
-        if len(self.sources) == 1:
-            return {"name": "preflight", "configMap": {"name": self.config_map}}
-        return {
-            "name": "preflight",
-            "projected": {"sources": [{"configMap": {"name": name}} for name in self.sources]},
-        }
+    def volumes(self) -> list[Any]:
+        """The `preflight` volume: the ConfigMap, projected with the submit one on a RayCluster."""
+        sources = [self.config_map, self.submit_config_map]
+        projected = {"name": "preflight", "projected": {"sources": [{"configMap": {"name": n}} for n in sources]}}
+        alone = {"name": "preflight", "configMap": {"name": self.config_map}}
+        with_submit = self.with_submit_config
+        return self.ops.listed([(with_submit, projected), (self.ops.negate(with_submit), alone)])
 
     def volume_mount(self) -> dict[str, Any]:
         return {"name": "preflight", "mountPath": self.mount_path, "readOnly": True}

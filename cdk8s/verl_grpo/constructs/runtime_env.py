@@ -40,26 +40,29 @@ def worker_setup() -> str:
 def env_vars(spec: DeploySpec) -> dict[str, str]:
     """Environment for the driver and every Ray worker; all values are strings. NCCL: only deliberate
     overrides of set_nccl_env.sh (see GIB_NCCL_ENV_SCRIPT), each with its reason."""
+    # The machine's NCCL settings (GpuProfile.nccl_env), after the common ones: its own tuner file,
+    # exported after sourcing the script as Google's recipes do (gpu-recipes@2e1fd5e
+    # src/helm-charts/a4/job/templates/workload-job.yaml: tuner_config_a4; cluster-toolkit@1047080
+    # examples/machine-learning/a3-ultragpu-8g/nemo-framework/Dockerfile: "Use A3 Ultra tuner config"),
+    # none where gIB publishes none (data/gpus/ ncclTunerConfig); and what Google's Ray pages set
+    # beyond the script (data/gpus/ ncclEnv cites them).
+    return {**common_env(spec), **dict(spec.gpu.nccl_env)}  # type: ignore[arg-type]
+
+
+def common_env(spec: DeploySpec) -> dict[str, str]:
+    """The run's own settings, the same on every machine."""
     v = spec.values
-    tuner = spec.gpu.nccl_tuner_config
-    common = {
+    return {
         "PYTHONPATH": f"{v.storage.mount_path}/{v.storage.verl_dir}",
         # The model sits in the bucket: never reach for the hub, keep HF caches off the read-only mount.
         "HF_HUB_OFFLINE": "1",
         "HF_HOME": "/tmp/huggingface",
-        # The machine's own tuner file, exported after sourcing the script as Google's recipes do
-        # (gpu-recipes@2e1fd5e src/helm-charts/a4/job/templates/workload-job.yaml: tuner_config_a4;
-        # cluster-toolkit@1047080 examples/machine-learning/a3-ultragpu-8g/nemo-framework/Dockerfile:
-        # "Use A3 Ultra tuner config"); none where gIB publishes none (data/gpus/ ncclTunerConfig).
-        **({"NCCL_TUNER_CONFIG_PATH": tuner} if tuner else {}),
         # NCCL prints nothing by default; WARN puts its warnings in the Ray logs the log shipper keeps
         # and `explain` reads (postmortem/causes.py), as Cluster Toolkit's NeMo image does (same Dockerfile).
         "NCCL_DEBUG": "WARN",
         # Gloo (torch's CPU collectives) on the pod's default interface, not an RDMA NIC.
         "GLOO_SOCKET_IFNAME": "eth0",
     }
-    # Machine-specific settings Google's Ray pages set beyond the script (data/gpus/ ncclEnv cites them).
-    return {**common, **dict(spec.gpu.nccl_env)}
 
 
 def runtime_env(spec: DeploySpec) -> dict[str, object]:
@@ -69,10 +72,10 @@ def runtime_env(spec: DeploySpec) -> dict[str, object]:
 def runtime_env_yaml(spec: DeploySpec) -> str:
     """runtime_env as YAML with every value double-quoted (values are path- and name-shaped)."""
     lines = ["env_vars:"]
-    for key, value in env_vars(spec).items():
+    for key, value in common_env(spec).items():
         assert '"' not in value and "\\" not in value, f"{key}: unquotable value {value!r}"
         lines.append(f'  {key}: "{value}"')
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + spec.ops.quoted_lines(spec.gpu.nccl_env, "  ")
 
 
 def hydra_settings(spec: DeploySpec) -> list[tuple[str, str, str | None]]:
@@ -144,7 +147,7 @@ def hydra_settings(spec: DeploySpec) -> list[tuple[str, str, str | None]]:
         ("trainer.logger", f"[{join(t.logger, ',')}]", "training.logger"),
         ("trainer.project_name", str(t.project_name), "training.projectName"),
         ("trainer.experiment_name", str(spec.derived.experiment_name), None),
-        ("trainer.n_gpus_per_node", str(spec.gpu.gpus_per_node), None),
+        ("trainer.n_gpus_per_node", text(spec.gpu.gpus_per_node), None),
         ("trainer.nnodes", text(spec.ops.total_workers(v)), "workerGroups"),
         ("trainer.save_freq", text(t.save_freq), "training.saveFreq"),
         # verl deletes the oldest actor checkpoint beyond this many (trainer.max_actor_ckpt_to_keep,
@@ -189,7 +192,7 @@ def preflight_command(spec: DeploySpec) -> str:
         f"python3 {v.preflight.mount_path}/preflight.py --model {s.mount_path}/{s.model_dir}"
         f" --train {data}/train.parquet --val {data}/test.parquet --checkpoints {checkpoint_dir(spec)}"
         f" --checkpoint-mount {s.checkpoint_mount_path}"
-        f" --gpus-per-node {spec.gpu.gpus_per_node} --nodes {text(spec.ops.total_workers(v))}"
+        f" --gpus-per-node {text(spec.gpu.gpus_per_node)} --nodes {text(spec.ops.total_workers(v))}"
         f" --tensor-parallel {text(v.training.tensor_parallel_size)}"
         f" --sequence-length {text(spec.ops.plus(t.max_prompt_length, t.max_response_length))}"
         f" --rollout {text(v.training.rollout_name)}"
@@ -203,7 +206,7 @@ def preflight_command(spec: DeploySpec) -> str:
 
 def nccl_gate_flags(spec: DeploySpec) -> str:
     g = spec.values.preflight.nccl_gate
-    threshold = spec.ops.or_default(g.min_bus_bandwidth_gbps, str(spec.gpu.nccl_gate_min_bus_gbps))
+    threshold = spec.ops.or_default(g.min_bus_bandwidth_gbps, spec.gpu.nccl_gate_min_bus_gbps)
     return (
         f"--nccl-gate {text(g.enabled)} --nccl-gate-size {text(g.size)}"
         f" --nccl-gate-min-busbw {text(threshold)} --nccl-gate-timeout {text(g.timeout_seconds)}"

@@ -13,6 +13,7 @@ from ..values.derive import DeploySpec
 from ..values.kueue import QUEUE_LABEL, QUEUED_TOLERATION, TOPOLOGY_ANNOTATIONS
 from ..values.model import Values
 from ..values.networks import DRANET_LABEL
+from ..values.refs import text
 
 # GKE taints Arm nodes kubernetes.io/arch=arm64:NoSchedule and labels them kubernetes.io/arch
 # (https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment);
@@ -28,9 +29,17 @@ def arch_toleration(arch: str) -> dict[str, str]:
     return {"key": ARCH_LABEL, "operator": "Equal", "value": arch, "effect": "NoSchedule"}
 
 
-def cpu_node_selector(v: Values) -> dict[str, str]:
-    if v.cluster.mode == "standard":
-        return {NODE_POOL_LABEL: v.cluster.cpu_node_pool}
+def cpu_node_selector(spec: DeploySpec) -> object:
+    """The CPU pool on Standard, a compute class on Autopilot."""
+    v = spec.values
+    return spec.ops.choose(spec.ops.is_(v.cluster.mode, "standard"), cpu_pool_selector(v), compute_class_selector(v))
+
+
+def cpu_pool_selector(v: Values) -> dict[str, str]:
+    return {NODE_POOL_LABEL: v.cluster.cpu_node_pool}
+
+
+def compute_class_selector(v: Values) -> dict[str, str]:
     # Autopilot compute classes
     # (https://cloud.google.com/kubernetes-engine/docs/concepts/autopilot-compute-classes); "You can
     # add a cloud.google.com/machine-family node selector to your Pod specification for Autopilot to
@@ -44,41 +53,42 @@ def cpu_node_selector(v: Values) -> dict[str, str]:
 
 def gpu_node_selector(spec: DeploySpec) -> dict[str, str]:
     """The GPU workers' node selector: the machine's labels, then the capacity's."""
-    return {**gpu_machine_selector(spec), **gpu_selector_labels(spec.values)}
+    return {**gpu_machine_selector(spec), **gpu_selector_labels(spec.values, spec.ops)}
 
 
 def gpu_machine_selector(spec: DeploySpec) -> dict[str, str]:
     """The labels every GPU node of the machine carries, whatever capacity it comes from."""
-    v, gpu = spec.values, spec.gpu
-    # "GKE attaches a unique node selector to GPU nodes": cloud.google.com/gke-accelerator, the
-    # accelerator type (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus).
-    selector = {"cloud.google.com/gke-accelerator": gpu.accelerator}
-    if v.cluster.mode == "autopilot":
+    v, gpu, ops = spec.values, spec.gpu, spec.ops
+    return {
+        # "GKE attaches a unique node selector to GPU nodes": cloud.google.com/gke-accelerator, the
+        # accelerator type (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus).
+        "cloud.google.com/gke-accelerator": gpu.accelerator,
         # Autopilot sizes the node from these; the count is a string like every label value
         # (cloud.google.com/gke-accelerator-count: "GPU_COUNT", "the total number of GPUs available to
         # attach to the node", https://cloud.google.com/kubernetes-engine/docs/how-to/autopilot-gpus).
-        selector["cloud.google.com/gke-accelerator-count"] = str(gpu.gpus_per_node)
-    if gpu.arch != "amd64":
-        selector[ARCH_LABEL] = gpu.arch
-    if v.network.rdma == "dranet":
-        selector[DRANET_LABEL] = "true"  # only the pools that publish their NICs (values/networks.py)
-    return selector
+        **ops.when(
+            ops.is_(v.cluster.mode, "autopilot"),
+            {"cloud.google.com/gke-accelerator-count": text(gpu.gpus_per_node)},
+        ),
+        **ops.when(ops.negate(ops.is_(gpu.arch, "amd64")), {ARCH_LABEL: gpu.arch}),
+        # Only the pools that publish their NICs (values/networks.py).
+        **ops.when(ops.is_(v.network.rdma, "dranet"), {DRANET_LABEL: "true"}),
+    }
 
 
-def queue_labels(spec: DeploySpec) -> dict[str, str] | None:
+def queue_labels(spec: DeploySpec) -> dict[str, str]:
     """The run's own labels: Kueue's queue, when queued (values/kueue.py)."""
     q = spec.values.queue
-    return {QUEUE_LABEL: q.local_queue} if q.enabled else None
+    return spec.ops.when(spec.ops.flag(q.enabled), {QUEUE_LABEL: q.local_queue})
 
 
 def worker_annotations(spec: DeploySpec) -> dict[str, object]:
     """Kueue topology-aware placement of the worker group, when queued and asked for."""
-    q = spec.values.queue
-    if not q.enabled:
-        return {}
+    q, ops = spec.values.queue, spec.ops
     out: dict[str, object] = {}
     for mode, annotation in TOPOLOGY_ANNOTATIONS.items():
-        out.update(spec.ops.fields_if(q.topology.mode, mode, {annotation: q.topology.level}))
+        placed = ops.all_of(ops.flag(q.enabled), ops.is_(q.topology.mode, mode))
+        out.update(ops.when(placed, {annotation: q.topology.level}))
     return out
 
 
@@ -86,8 +96,11 @@ def worker_tolerations(spec: DeploySpec) -> object:
     """The values' tolerations, the Arm taint's on Arm GPU nodes, and the queued-provisioning
     taint's when flex-start goes through Kueue (its nodes carry
     cloud.google.com/gke-queued=true:NoSchedule)."""
-    v = spec.values
-    extra = [arch_toleration(spec.gpu.arch)] if spec.gpu.arch != "amd64" else []
-    if v.queue.enabled and v.cluster.capacity == "flex-start":
-        extra.append(QUEUED_TOLERATION)
-    return spec.ops.appended(v.worker.tolerations, extra) if extra else v.worker.tolerations
+    v, ops = spec.values, spec.ops
+    return ops.appended_when(
+        v.worker.tolerations,
+        [
+            (ops.negate(ops.is_(spec.gpu.arch, "amd64")), arch_toleration(spec.gpu.arch)),
+            (ops.all_of(ops.flag(v.queue.enabled), ops.is_(v.cluster.capacity, "flex-start")), QUEUED_TOLERATION),
+        ],
+    )

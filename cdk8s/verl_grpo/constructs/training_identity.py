@@ -16,7 +16,7 @@ class TrainingIdentity(ManifestConstruct):
     """The bucket's IAM binding names this account's Workload Identity principal."""
 
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
-        super().__init__(scope, id, spec.release.namespace)
+        super().__init__(scope, id, spec)
         self.name = spec.values.service_account.name
         self.add_object(
             "service-account",

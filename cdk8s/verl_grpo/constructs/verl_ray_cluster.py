@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..values.derive import DeploySpec, group_spec
+from ..values.refs import text
 from ..values.worker_groups import WORKER_GROUP_TEMPLATE, GroupView
 from .base import WAVE_RUN, ManifestConstruct, image, pod_labels
 from .device_claims import DeviceClaims
@@ -80,41 +81,40 @@ class VerlRayCluster(ManifestConstruct):
         identity: TrainingIdentity,
         preflight: PreflightScript,
     ) -> None:
-        super().__init__(scope, id, spec.release.namespace)
+        super().__init__(scope, id, spec)
+        ops = spec.ops
         self.name = ray_cluster_name(spec)
+
+        def workers(group: GroupView) -> dict[str, Any]:
+            return self._workers(group_spec(spec, group.values), group, storage, network, claims, identity, preflight)
+
         self.spec = {
             "rayVersion": spec.values.ray.version,
             # The token lives in a Secret of ours, never in values or manifests (ray_auth_secret).
-            **spec.ops.fields_if(
-                spec.values.ray.auth,
-                "token",
+            **ops.when(
+                ops.is_(spec.values.ray.auth, "token"),
                 {"authOptions": {"mode": "token", "secretName": ray_auth_secret(spec)}},
             ),
             "headGroupSpec": self._head(spec, storage, identity, preflight),
-            "workerGroupSpecs": [
-                self._workers(
-                    group_spec(spec, group.values), group, storage, network, claims, identity, preflight
-                )
-                for group in spec.ops.worker_groups(spec.values)
-            ],
+            "workerGroupSpecs": ops.each_group(spec.values, workers, WORKER_GROUP_TEMPLATE),
         }
-        if spec.values.run.kind == "RayCluster":
-            self.add_object(
-                "ray-cluster",
-                kind="RayCluster",
-                name=self.name,
-                wave=WAVE_RUN,  # GPUs only once the data is there (Argo CD; see base.py)
-                shared={"spec": CLUSTER_SPEC_TEMPLATE, "spec/workerGroupSpecs": WORKER_GROUP_TEMPLATE},
-                labels=queue_labels(spec),
-                body={"spec": self.spec},
-            )
+        self.add_object(
+            "ray-cluster",
+            kind="RayCluster",
+            name=self.name,
+            when=ops.is_(spec.values.run.kind, "RayCluster"),
+            wave=WAVE_RUN,  # GPUs only once the data is there (Argo CD; see base.py)
+            shared={"spec": CLUSTER_SPEC_TEMPLATE},
+            labels=queue_labels(spec),
+            body={"spec": self.spec},
+        )
 
     @staticmethod
     def _head(
         spec: DeploySpec, storage: GcsFuseStorage, identity: TrainingIdentity, preflight: PreflightScript
     ) -> dict[str, Any]:
         v = spec.values
-        selector = cpu_node_selector(v)
+        selector = cpu_node_selector(spec)
         return {
             # Dashboard and client stay inside the cluster: reach them with kubectl port-forward.
             "serviceType": "ClusterIP",
@@ -143,7 +143,7 @@ class VerlRayCluster(ManifestConstruct):
                             ],
                         }
                     ],
-                    "volumes": [{"name": "ray-logs", "emptyDir": {}}, *storage.volumes(), preflight.volume()],
+                    "volumes": [{"name": "ray-logs", "emptyDir": {}}, *storage.volumes(), *preflight.volumes()],
                 },
             },
         }
@@ -158,11 +158,10 @@ class VerlRayCluster(ManifestConstruct):
         identity: TrainingIdentity,
         preflight: PreflightScript,
     ) -> dict[str, Any]:
-        v, gpu, d = spec.values, spec.gpu, spec.derived
-        selector = gpu_node_selector(spec)
-        if v.cluster.mode == "standard":
-            selector = {**selector, **spec.ops.fields_when(group.pinned, {NODE_POOL_LABEL: group.pool})}
-        gpus = {"nvidia.com/gpu": str(gpu.gpus_per_node)}
+        v, gpu, d, ops = spec.values, spec.gpu, spec.derived, spec.ops
+        pinned = ops.all_of(ops.is_(v.cluster.mode, "standard"), ops.flag(group.pinned))
+        selector = {**gpu_node_selector(spec), **ops.when(pinned, {NODE_POOL_LABEL: group.pool})}
+        gpus = {"nvidia.com/gpu": text(gpu.gpus_per_node)}
         return {
             "groupName": group.name,
             "replicas": group.replicas,
@@ -177,7 +176,7 @@ class VerlRayCluster(ManifestConstruct):
                     "labels": pod_labels(spec.release.name),
                     "annotations": {
                         **storage.gpu_pod_annotations,
-                        **network.pod_annotations,
+                        **network.pod_annotations(spec),
                         **skip_annotations(WORKER_EXCEPTIONS),
                         **worker_annotations(spec),
                     },
@@ -186,7 +185,7 @@ class VerlRayCluster(ManifestConstruct):
                     **hardened_pod(identity.name),
                     "nodeSelector": selector,
                     "tolerations": worker_tolerations(spec),
-                    **claims.pod_fields(),
+                    **claims.pod_fields(spec),
                     # The worker's /tmp is the ray-tmp volume: the sidecar mounts it at the same path.
                     **log_shipper_fields(spec, storage, preflight, "ray-tmp", "/tmp", "/tmp/ray"),
                     "containers": [
@@ -198,7 +197,7 @@ class VerlRayCluster(ManifestConstruct):
                             "args": [worker_setup()],
                             "resources": {
                                 **_resources(d.worker_cpu, d.worker_memory, d.worker_ephemeral_storage, gpus),
-                                **claims.container_fields(),
+                                **claims.container_fields(spec),
                             },
                             "securityContext": WORKER_CONTAINER_SECURITY,
                             "volumeMounts": [
@@ -215,7 +214,7 @@ class VerlRayCluster(ManifestConstruct):
                         *({"name": name, "hostPath": {"path": path}} for name, path, _ in HOST_PATHS),
                         {"name": "ray-tmp", "emptyDir": {}},
                         *storage.volumes(),
-                        preflight.volume(),
+                        *preflight.volumes(),
                     ],
                 },
             },

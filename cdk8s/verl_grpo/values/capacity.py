@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from .kueue import QUEUED_PROVISIONING_FLAG
 from .model import Values
+from .refs import Ops
 
 # Every capacity scales the GPU pool from zero: idle 8-GPU nodes are removed by the autoscaler.
 # ANY needs autoscaling and 0 initial nodes, and suits reservations and on-demand too
@@ -93,19 +94,19 @@ CAPACITIES: dict[str, Capacity] = {
 }
 
 
-def gpu_selector_labels(v: Values) -> dict[str, str]:
+def gpu_selector_labels(v: Values, ops: Ops) -> dict[str, object]:
     """Selectors the GPU workers add for the capacity (and, on Autopilot, the RDMA zone)."""
-    c = CAPACITIES[v.cluster.capacity]
-    labels = dict(c.labels)
-    if v.cluster.mode == "autopilot":
-        labels.update(
-            {k: val.replace("{reservation}", v.cluster.reservation) for k, val in c.autopilot_labels.items()}
-        )
-        # The RoCE network profile is zonal (<zone>-vpc-roce) and Autopilot picks a node's zone
-        # from the pod: pin the workers to the zone of the RDMA VPC (well-known node label,
-        # https://kubernetes.io/docs/reference/labels-annotations-taints/#topologykubernetesiozone).
-        labels["topology.kubernetes.io/zone"] = v.cluster.zone
-    return labels
+    autopilot = ops.is_(v.cluster.mode, "autopilot")
+    labels: dict[str, object] = {}
+    for c in CAPACITIES.values():
+        labels |= ops.when(ops.is_(v.cluster.capacity, c.name), c.labels)
+    for c in CAPACITIES.values():
+        extra = {k: val.replace("{reservation}", v.cluster.reservation) for k, val in c.autopilot_labels.items()}
+        labels |= ops.when(ops.all_of(autopilot, ops.is_(v.cluster.capacity, c.name)), extra)
+    # The RoCE network profile is zonal (<zone>-vpc-roce) and Autopilot picks a node's zone
+    # from the pod: pin the workers to the zone of the RDMA VPC (well-known node label,
+    # https://kubernetes.io/docs/reference/labels-annotations-taints/#topologykubernetesiozone).
+    return labels | ops.when(autopilot, {"topology.kubernetes.io/zone": v.cluster.zone})
 
 
 def pool_flags(v: Values, max_nodes: int) -> list[str]:

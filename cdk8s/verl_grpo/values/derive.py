@@ -46,6 +46,38 @@ class Release(NamedTuple):
 
 
 @dataclass(frozen=True)
+class MachineDefaults:
+    """What a pod is given unless the values say otherwise, by GPU type and cluster mode: the
+    worker container's requests (worker_room) and the FUSE sidecar's limits (node_fit.SIDECAR_LIMITS).
+    The chart reads the same figures from `_facts.tpl` (chart/facts.py)."""
+
+    worker_cpu: str
+    worker_memory: str
+    worker_ephemeral_storage: str
+    sidecar_cpu_limit: str
+    sidecar_memory_limit: str
+    sidecar_ephemeral_storage_limit: str
+
+
+def machine_defaults(gpu_type: str, mode: str) -> MachineDefaults:
+    gpu = gpu_profiles()[gpu_type]
+    sidecar = SIDECAR_LIMITS[mode]
+    return MachineDefaults(
+        worker_cpu=worker_cpu_default(gpu, mode),
+        worker_memory=worker_memory_default(gpu, mode),
+        worker_ephemeral_storage=worker_ephemeral_default(gpu, mode),
+        sidecar_cpu_limit=sidecar.cpu,
+        sidecar_memory_limit=sidecar.memory,
+        sidecar_ephemeral_storage_limit=sidecar.ephemeral_storage,
+    )
+
+
+def machine_profile(gpu_type: str, mode: str) -> GpuProfile:
+    """The machine's facts (the same in every mode)."""
+    return gpu_profiles()[gpu_type]
+
+
+@dataclass(frozen=True)
 class Derived:
     worker_cpu: str
     worker_memory: str
@@ -87,8 +119,8 @@ def worker_room(gpu: GpuProfile, mode: str) -> Amounts:
     """A GPU node's allocatable less its DaemonSets and the worker pod's sidecars (FUSE at the
     mode's default limits and the default file cache's limit, the log shipper): what the worker
     container may request."""
-    cpu, memory, _ = SIDECAR_LIMITS[mode]
-    fuse = sidecars(mode, cpu, memory, GPU_SIDECAR_EPHEMERAL_DEFAULT, prefetch=True)
+    limits = SIDECAR_LIMITS[mode]
+    fuse = sidecars(mode, limits.cpu, limits.memory, GPU_SIDECAR_EPHEMERAL_DEFAULT, prefetch=True)
     return gpu_node(gpu) - GPU_NODE_DAEMONSETS - fuse - LOG_SHIPPER
 
 
@@ -105,19 +137,16 @@ def worker_ephemeral_default(gpu: GpuProfile, mode: str) -> str:
 
 
 def derive(values: Values, ops: Ops) -> Derived:
-    gpu = gpu_profiles()[values.gpu.type]
-    mode = values.cluster.mode
-    sidecar = SIDECAR_LIMITS[mode]
+    defaults = ops.machine(values, MachineDefaults, machine_defaults)
+    sidecar = values.storage.sidecar
     return Derived(
-        worker_cpu=ops.or_default(values.worker.cpu, worker_cpu_default(gpu, mode)),
-        worker_memory=ops.or_default(values.worker.memory, worker_memory_default(gpu, mode)),
-        worker_ephemeral_storage=ops.or_default(
-            values.worker.ephemeral_storage, worker_ephemeral_default(gpu, mode)
-        ),
-        sidecar_cpu_limit=ops.or_default(values.storage.sidecar.cpu_limit, sidecar[0]),
-        sidecar_memory_limit=ops.or_default(values.storage.sidecar.memory_limit, sidecar[1]),
+        worker_cpu=ops.or_default(values.worker.cpu, defaults.worker_cpu),
+        worker_memory=ops.or_default(values.worker.memory, defaults.worker_memory),
+        worker_ephemeral_storage=ops.or_default(values.worker.ephemeral_storage, defaults.worker_ephemeral_storage),
+        sidecar_cpu_limit=ops.or_default(sidecar.cpu_limit, defaults.sidecar_cpu_limit),
+        sidecar_memory_limit=ops.or_default(sidecar.memory_limit, defaults.sidecar_memory_limit),
         sidecar_ephemeral_storage_limit=ops.or_default(
-            values.storage.sidecar.ephemeral_storage_limit, sidecar[2]
+            sidecar.ephemeral_storage_limit, defaults.sidecar_ephemeral_storage_limit
         ),
         gpu_sidecar_ephemeral_storage_limit=ops.or_default(
             values.storage.sidecar.ephemeral_storage_limit,
@@ -133,13 +162,13 @@ def _rayjob_version_fields(values: Values, ops: Ops) -> dict[str, object]:
     fields = {"preRunningDeadlineSeconds": values.job.pre_running_deadline_seconds}
     out: dict[str, object] = {}
     for key, value in fields.items():
-        out |= ops.fields_since(values.kuberay.version, RAYJOB_FIELD_SINCE[key], {key: value})
+        out |= ops.when(ops.at_least(values.kuberay.version, RAYJOB_FIELD_SINCE[key]), {key: value})
     return out
 
 
 def deploy_spec(values: Values, release: Release, ops: Ops | None = None) -> DeploySpec:
     ops = ops or Ops()
-    return DeploySpec(values, gpu_profiles()[values.gpu.type], derive(values, ops), release, ops)
+    return DeploySpec(values, ops.machine(values, GpuProfile, machine_profile), derive(values, ops), release, ops)
 
 
 def group_spec(spec: DeploySpec, group_values: Values) -> DeploySpec:
@@ -148,6 +177,6 @@ def group_spec(spec: DeploySpec, group_values: Values) -> DeploySpec:
     return replace(
         spec,
         values=group_values,
-        gpu=gpu_profiles()[group_values.gpu.type],
+        gpu=spec.ops.machine(group_values, GpuProfile, machine_profile),
         derived=derive(group_values, spec.ops),
     )

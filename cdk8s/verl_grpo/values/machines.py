@@ -35,16 +35,19 @@ class GpuProfile:
     local_ssds: int  # Local SSDs (375 GiB each) bundled with the machine; 0: none
     accelerator_topology: str  # a workload policy's --accelerator-topology the pool needs, or ""
     imex: bool  # multi-node NVLink: pods need an IMEX channel (a ComputeDomain)
-    nccl_env: tuple[tuple[str, str], ...]  # NCCL settings Google sets on top of set_nccl_env.sh
+    # NCCL settings of the Ray workers on top of set_nccl_env.sh: the machine's tuner file (when
+    # gIB publishes one) and what Google sets beyond the script (ncclEnv; constructs/runtime_env.py).
+    nccl_env: tuple[tuple[str, str], ...]
+    nccl_gate_min_bus_gbps: int  # nccl_gate_threshold
 
-    @property
-    def nccl_gate_min_bus_gbps(self) -> int:
-        """The NCCL gate's default threshold: a quarter of the node's GPU network in GB/s of
-        all-reduce bus bandwidth. Our choice, not a vendor figure: a ring over RDMA between two
-        nodes approaches the node's line rate (nccl-tests doc/PERFORMANCE.md: busbw is comparable
-        to the hardware's peak), while NCCL fallen back to TCP over the gVNIC, or a NIC missing,
-        lands far below a quarter of it."""
-        return self.gpu_network_gbps // 8 // 4
+
+def nccl_gate_threshold(gpu_network_gbps: int) -> int:
+    """The NCCL gate's default threshold: a quarter of the node's GPU network in GB/s of all-reduce
+    bus bandwidth. Our choice, not a vendor figure: a ring over RDMA between two nodes approaches
+    the node's line rate (nccl-tests doc/PERFORMANCE.md: busbw is comparable to the hardware's
+    peak), while NCCL fallen back to TCP over the gVNIC, or a NIC missing, lands far below a
+    quarter of it."""
+    return gpu_network_gbps // 8 // 4
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,13 @@ def gpu_profiles() -> dict[str, GpuProfile]:
             boot_disk_type=d.get("bootDiskType", ""),
             local_ssds=int(d.get("localSsds", 0)),
             imex=bool(d.get("imex", False)),
-            nccl_env=tuple((str(k), str(v)) for k, v in (d.get("ncclEnv") or {}).items()),
+            nccl_env=tuple(
+                sorted(
+                    (({"NCCL_TUNER_CONFIG_PATH": d["ncclTunerConfig"]} if d["ncclTunerConfig"] else {})
+                    | {str(k): str(v) for k, v in (d.get("ncclEnv") or {}).items()}).items()
+                )
+            ),
+            nccl_gate_min_bus_gbps=nccl_gate_threshold(int(d["gpuNetworkGbps"])),
         )
     return profiles
 

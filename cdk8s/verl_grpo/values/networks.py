@@ -27,9 +27,35 @@ class NicNetwork:
 def nic_networks(prefix: str, rdma_nics: int) -> list[NicNetwork]:
     """The gVNIC network then the RDMA networks (one per RoCE NIC of the machine, data/gpus/), in
     pod interface order (eth1, eth2, ...)."""
-    gvnic = NicNetwork(f"{prefix}-gvnic", f"{prefix}-gvnic-net", f"{prefix}-gvnic-sub", "NetDevice")
-    rdma = [
-        NicNetwork(f"{prefix}-rdma-{i}", f"{prefix}-rdma-net", f"{prefix}-rdma-sub-{i}", "RDMA")
-        for i in range(rdma_nics)
+    return [gvnic_network(prefix), *(rdma_network(prefix, i) for i in range(rdma_nics))]
+
+
+def gvnic_network(prefix: str) -> NicNetwork:
+    return NicNetwork(f"{prefix}-gvnic", f"{prefix}-gvnic-net", f"{prefix}-gvnic-sub", "NetDevice")
+
+
+def rdma_network(prefix: str, index: object) -> NicNetwork:
+    """The network of RDMA NIC `index` (an int, or the chart's range index)."""
+    return NicNetwork(f"{prefix}-rdma-{index}", f"{prefix}-rdma-net", f"{prefix}-rdma-sub-{index}", "RDMA")
+
+
+# The chart's pod_interfaces (chart/helpers.py writes it into _helpers.tpl): (list prefix count).
+POD_INTERFACES = "verl-grpo.podInterfaces"
+POD_INTERFACES_HELPER = f"""\
+{{{{- define "{POD_INTERFACES}" -}}}}
+{{{{- $prefix := index . 0 }}}}
+{{{{- $interfaces := list (dict "interfaceName" "eth0" "network" "default") }}}}
+{{{{- $interfaces = append $interfaces (dict "interfaceName" "eth1" "network" (printf "%s-gvnic" $prefix)) }}}}
+{{{{- range $i := until (int (index . 1)) }}}}
+{{{{- $interfaces = append $interfaces (dict "interfaceName" (printf "eth%d" (add $i 2)) "network" (printf "%s-rdma-%d" $prefix $i)) }}}}
+{{{{- end }}}}
+{{{{- toJson $interfaces }}}}
+{{{{- end }}}}
+"""
+
+
+def pod_interfaces(prefix: str, rdma_nics: int) -> list[dict[str, str]]:
+    """GKE's networking.gke.io/interfaces: eth0 on the default network, then each of nic_networks."""
+    return [{"interfaceName": "eth0", "network": "default"}] + [
+        {"interfaceName": f"eth{i + 1}", "network": net.name} for i, net in enumerate(nic_networks(prefix, rdma_nics))
     ]
-    return [gvnic, *rdma]

@@ -58,9 +58,15 @@ AUTOPILOT_GPU_SIDECAR_CPU_MAX, AUTOPILOT_GPU_SIDECAR_MEMORY_MAX = "2", "14Gi"
 # The sidecar's (cpu, memory, ephemeral storage) limits when the values leave them empty. "0"
 # (unlimited) is allowed on Standard only ("You cannot use value "0" ... on Autopilot clusters",
 # same file); on Autopilot the most it may have, and the limit is also its request there.
+class SidecarLimits(NamedTuple):
+    cpu: str
+    memory: str
+    ephemeral_storage: str
+
+
 SIDECAR_LIMITS = {
-    "standard": ("0", "0", "0"),
-    "autopilot": (AUTOPILOT_GPU_SIDECAR_CPU_MAX, AUTOPILOT_GPU_SIDECAR_MEMORY_MAX, "200Gi"),
+    "standard": SidecarLimits("0", "0", "0"),
+    "autopilot": SidecarLimits(AUTOPILOT_GPU_SIDECAR_CPU_MAX, AUTOPILOT_GPU_SIDECAR_MEMORY_MAX, "200Gi"),
 }
 # The model volume's file cache (storage.fileCacheCapacity's default): bounded, where an unbounded
 # one (-1) grows with every file read until the pod's ephemeral storage is spent. It lives in the

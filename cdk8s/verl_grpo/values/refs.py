@@ -1,34 +1,45 @@
-"""Values as references: how one construct code path renders both dist/ and Helm templates.
+"""Values as references, and the decisions constructs make on them: one construct code path
+renders both dist/ and the Helm chart.
 
-In *concrete* mode constructs see real values. In *marker* mode every non-variant leaf is a
-unique marker string (``@@N@@``) that the chart writer turns into a Go template expression.
-Constructs stay oblivious: they only pass leaves through, splice them into strings with
-``text()``/``join()`` and pick derived defaults with ``Ops.or_default``. No arithmetic or
-branching on a non-variant leaf is allowed (the parity tests catch it).
+In concrete mode (dist/, synth) constructs see real values and Ops computes. In chart mode every
+leaf of the values is a marker string (``@@N@@``) that stands for a Go template expression, and
+ChartOps turns each decision a construct states (`when`, `choose`, `each_group`, `indexes`, ...)
+into the `if`, `range` or `printf` a Helm author would write at that place (chart/writer.py).
+A marker can be passed on and spliced into text, nothing else: branching on it raises.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
+T = TypeVar("T")
 MIB = 2**20
 QUANTITY_DEFINE = "verl-grpo.quantity"  # expressions.QUANTITY_TEMPLATE, which imports this module
+# "<indent>KEY: "VALUE"" lines of a mapping, sorted by key (Ops.quoted_lines; chart/helpers.py).
+QUOTED_LINES = "verl-grpo.quotedLines"
 
 MARKER = re.compile(r"@@(\d+)@@")
+# A mapping key that exists only when a condition holds: "@@ifN@@key" (N indexes ChartTable.gates).
+GATE = re.compile(r"^@@if(\d+)@@")
+# A value chosen by a condition (ChartTable.choices), and a list built by a range (ChartTable.eaches).
+CHOICE = re.compile(r"@@choice(\d+)@@")
+EACH = re.compile(r"@@each(\d+)@@")
+# A list item that exists only when a condition holds: {"@@ifN@@__item__": item} (Ops.listed).
+ITEM = "__item__"
 # The chart's sum of every worker group's replicas (cross_rules.py defines it in _rules.tpl).
 WORKER_COUNT_TEMPLATE = "verl-grpo.workerCount"
-# A mapping key that exists only when a condition holds: "@@ifN@@key" (N indexes MarkerTable.gates).
-GATE = re.compile(r"^@@if(\d+)@@")
 
 
 @dataclass(frozen=True)
-class Expr:
+class GoExpr:
     """A Go template expression; inside a string 'str' splices raw, 'json' via toJson.
 
     A whole YAML value is always rendered with toJson, which keeps its type.
@@ -38,20 +49,50 @@ class Expr:
     kind: str
 
 
+@dataclass(frozen=True)
+class Choice:
+    condition: str
+    then: Any
+    otherwise: Any
+
+
+@dataclass(frozen=True)
+class Each:
+    """A list of one item per worker group, each rendered by the named template `define`."""
+
+    define: str
+    body: Any
+
+
 @dataclass
-class MarkerTable:
-    exprs: list[Expr] = field(default_factory=list)
+class ChartTable:
+    """What chart mode's markers stand for."""
+
+    exprs: list[GoExpr] = field(default_factory=list)
     gates: list[str] = field(default_factory=list)  # Go template conditions of gated keys
+    choices: list[Choice] = field(default_factory=list)
+    eaches: list[Each] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # files/<name> the chart ships
 
     def gate(self, condition: str, key: str) -> str:
         self.gates.append(condition)
         return f"@@if{len(self.gates) - 1}@@{key}"
 
     def add(self, go: str, kind: str) -> Marker:
-        self.exprs.append(Expr(go, kind))
-        return Marker(f"@@{len(self.exprs) - 1}@@")
+        self.exprs.append(GoExpr(go, kind))
+        marker = Marker(f"@@{len(self.exprs) - 1}@@")
+        marker.table, marker.expr = self, self.exprs[-1]
+        return marker
 
-    def lookup(self, marker: str) -> Expr | None:
+    def choice(self, condition: str, then: Any, otherwise: Any) -> str:
+        self.choices.append(Choice(condition, then, otherwise))
+        return f"@@choice{len(self.choices) - 1}@@"
+
+    def each(self, define: str, body: Any) -> str:
+        self.eaches.append(Each(define, body))
+        return f"@@each{len(self.eaches) - 1}@@"
+
+    def lookup(self, marker: object) -> GoExpr | None:
         m = MARKER.fullmatch(marker) if isinstance(marker, str) else None
         return self.exprs[int(m.group(1))] if m else None
 
@@ -59,7 +100,7 @@ class MarkerTable:
 class Marker(str):
     """A value the chart computes: it can be passed on and spliced into text (f-strings, text(),
     join()), nothing else. Branching, comparing or arithmetic on it would silently pick one side
-    for every release, so they raise; a decision on a value goes through Ops (a guarded block)."""
+    for every release, so they raise; a decision on a value goes through Ops."""
 
     def _refuse(self, *_: object) -> NoReturn:
         raise TypeError(
@@ -70,17 +111,20 @@ class Marker(str):
     __bool__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse  # type: ignore[assignment]
     __mul__ = __rmul__ = __mod__ = __rmod__ = _refuse  # type: ignore[assignment]
     __hash__ = str.__hash__
+    table: ChartTable
+    expr: GoExpr
 
 
 class ListMarker(Marker):
     """A marker for a list of scalars; join() turns it into a spliceable string marker."""
 
-    table: MarkerTable
+    table: ChartTable
     go: str
 
-    def __new__(cls, table: MarkerTable, go: str) -> ListMarker:
-        obj = super().__new__(cls, table.add(go, "json"))
-        obj.table, obj.go = table, go
+    def __new__(cls, table: ChartTable, go: str) -> ListMarker:
+        marker = table.add(go, "json")
+        obj = super().__new__(cls, marker)
+        obj.table, obj.go, obj.expr = table, go, marker.expr
         return obj
 
 
@@ -99,7 +143,10 @@ def go_json_number(x: int | float) -> str:
 
 
 def text(x: object) -> str:
-    """A leaf as it appears inside a larger string; markers pass through unchanged."""
+    """A leaf as it appears inside a larger string: a number as Go's JSON writes it (a marker for
+    one: `toJson` of it, a string)."""
+    if isinstance(x, Marker) and not isinstance(x, ListMarker) and x.expr.kind == "json":
+        return x.table.add(f"({x.expr.go} | toJson)", "str")
     if isinstance(x, str):
         return x
     if isinstance(x, bool | int | float):
@@ -140,25 +187,92 @@ def go_json(x: object) -> str:
     return go_json_number(x)  # type: ignore[arg-type]
 
 
-class Ops:
-    """Derived-value operations; concrete mode computes, marker mode records an expression."""
+class Cond(str):
+    """A condition the chart evaluates (the text of a Go template pipeline). Python cannot know it,
+    so using it as a bool raises: decide with Ops.when / Ops.choose, which write the `if`."""
 
+    def __bool__(self) -> bool:
+        raise TypeError(f"a construct branched on the chart condition {self!r}: use Ops.when or Ops.choose")
+
+
+Condition = bool | Cond
+
+
+class Ops:
+    """The decisions constructs make on values, stated where they are made. Concrete mode (dist/,
+    synth) computes them; ChartOps writes the `if`, `range` and `printf` a Helm author would."""
+
+    # Conditions
+    def is_(self, leaf: object, *options: object) -> Condition:
+        """The leaf equals one of the options."""
+        return leaf in options
+
+    def flag(self, leaf: object) -> Condition:
+        """A boolean leaf."""
+        return bool(leaf)
+
+    def at_least(self, version: object, minimum: str) -> Condition:
+        """An x.y.z version leaf is `minimum` or later (Helm's semverCompare ">=minimum")."""
+        return version_at_least(str(version), minimum)
+
+    def negate(self, condition: Condition) -> Condition:
+        return not condition
+
+    def all_of(self, *conditions: Condition) -> Condition:
+        return all(conditions)
+
+    def any_of(self, *conditions: Condition) -> Condition:
+        return any(conditions)
+
+    # Decisions
+    def when(self, condition: Condition, fields: dict[str, Any]) -> dict[str, Any]:
+        """`fields` when the condition holds, else none of them."""
+        return dict(fields) if condition else {}
+
+    def choose(self, condition: Condition, then: Any, otherwise: Any) -> Any:
+        return then if condition else otherwise
+
+    def appended_when(self, leaf: object, items: list[tuple[Condition, dict[str, Any]]]) -> object:
+        """A list leaf with each item after its own whose condition holds."""
+        return [*leaf, *(item for condition, item in items if condition)]  # type: ignore[misc]
+
+    def listed(self, items: list[tuple[Condition, Any]]) -> list[Any]:
+        """The items whose condition holds, in order."""
+        return [item for condition, item in items if condition]
+
+    def indexes(self, count: object) -> list[Any]:
+        """0 .. count-1: objects made once per index (ManifestConstruct.add_object(index=...))."""
+        return list(range(count))  # type: ignore[call-overload]
+
+    def each_group(self, values: Any, build: Callable[[Any], dict[str, Any]], define: str) -> list[Any]:
+        """`build` for each worker group as its pods see the values (values/worker_groups.py)."""
+        from .worker_groups import group_views
+
+        return [build(view) for view in group_views(values)]
+
+    def machine(self, values: Any, cls: type[T], row: Callable[[str, str], T]) -> T:
+        """The facts of the values' machine in their cluster mode: `row(gpu.type, cluster.mode)`;
+        in the chart, `$facts.<field>` read from `_facts.tpl`."""
+        return row(values.gpu.type, values.cluster.mode)
+
+    def file(self, name: str, content: str) -> str:
+        """A file's content; the chart ships it as files/<name> and reads it with .Files.Get."""
+        return content
+
+    def quoted_lines(self, mapping: object, indent: str) -> str:
+        """`<indent>KEY: "VALUE"` lines of a string mapping leaf, sorted by key (as Go ranges a map)."""
+        pairs = sorted(dict(mapping).items())  # type: ignore[call-overload]
+        for key, value in pairs:
+            assert '"' not in value and "\\" not in value, f"{key}: unquotable value {value!r}"
+        return "".join(f'{indent}{key}: "{value}"\n' for key, value in pairs)
+
+    def helper(self, define: str, args: list[Any], compute: Callable[..., str]) -> str:
+        """`compute(*args)`; in the chart, the named template `define` (chart/helpers.py) given them."""
+        return compute(*args)
+
+    # Derived values
     def or_default(self, leaf: object, fallback: str) -> str:
         return leaf or fallback  # type: ignore[return-value]
-
-    def fields_since(self, version: str, minimum: str, fields: dict[str, object]) -> dict[str, object]:
-        """`fields` when `version` (x.y.z) is at least `minimum`, else none of them."""
-        return dict(fields) if version_at_least(version, minimum) else {}
-
-    def fields_if(
-        self, leaf: object, equals: str, fields: dict[str, object], negate: bool = False
-    ) -> dict[str, object]:
-        """`fields` when the leaf is `equals` (is not, with `negate`), else none of them."""
-        return dict(fields) if (leaf == equals) != negate else {}
-
-    def fields_when(self, flag: object, fields: dict[str, object]) -> dict[str, object]:
-        """`fields` when the boolean leaf is true, else none of them."""
-        return dict(fields) if flag else {}
 
     def plus(self, a: object, b: object) -> object:
         """The sum of two integer leaves."""
@@ -171,25 +285,9 @@ class Ops:
         total = parse_quantity(str(leaf)) + parse_quantity(extra)
         return f"{math.ceil(total / MIB)}Mi"
 
-    def holds(self, leaf: object, equals: str, negate: bool = False) -> bool | str:
-        """Whether the leaf is `equals` (is not, with `negate`): an object's existence decided by a
-        value that is not a variant key. Marker mode: the chart's condition (a truthy string, which
-        `ManifestConstruct.add_object(when=...)` wraps the object's template in)."""
-        return (leaf == equals) != negate
-
     def prefixed(self, leaf: object, prefix: str) -> str:
         """`prefix` then the string leaf when it is set, else nothing (an optional suffix)."""
         return f"{prefix}{leaf}" if leaf else ""
-
-    def appended(self, leaf: object, items: list[object]) -> object:
-        """A list leaf with `items` after its own."""
-        return [*leaf, *items]  # type: ignore[misc]
-
-    def worker_groups(self, values: Any) -> list[Any]:
-        """Each worker group as its pods see the values (values/worker_groups.py GroupView)."""
-        from .worker_groups import group_views
-
-        return group_views(values)
 
     def backoff_limit(self, values: Any) -> Any:
         """The RayJob's retries: job.backoffLimit, or its capacity's (worker_groups.backoff_limit)."""
@@ -203,8 +301,8 @@ class Ops:
 
         return total_workers(values)
 
-    def one_capacity(self, values: Any) -> Any:
-        """Every worker group's nodes come from cluster.capacity (a boolean leaf)."""
+    def one_capacity(self, values: Any) -> Condition:
+        """Every worker group's nodes come from cluster.capacity."""
         from .worker_groups import one_capacity
 
         return one_capacity(values)
@@ -220,110 +318,215 @@ class Ops:
         return _digest(go_json(spec))
 
 
-class MarkerOps(Ops):
-    def __init__(self, table: MarkerTable) -> None:
+class ChartOps(Ops):
+    """Ops in chart mode: values are markers (ChartTable), decisions become template text."""
+
+    def __init__(self, table: ChartTable) -> None:
         self.table = table
 
+    def _go(self, x: object) -> str:
+        """An operand: a condition in parentheses, a marker's expression, or a literal."""
+        if isinstance(x, Cond):
+            return f"({x})"
+        if isinstance(x, str) and (expr := self.table.lookup(x)) is not None:
+            return expr.go
+        assert not (isinstance(x, str) and MARKER.search(x)), f"a marker inside a literal: {x!r}"
+        return go_literal(x)
+
+    def is_(self, leaf: object, *options: object) -> Condition:
+        return Cond(f"eq {self._go(leaf)} {' '.join(go_literal(o) for o in options)}")
+
+    def flag(self, leaf: object) -> Condition:
+        return Cond(self._go(leaf))
+
+    def at_least(self, version: object, minimum: str) -> Condition:
+        return Cond(f"semverCompare {json.dumps('>=' + minimum)} {self._go(version)}")
+
+    def negate(self, condition: Condition) -> Condition:
+        return (not condition) if isinstance(condition, bool) else Cond(f"not ({condition})")
+
+    def all_of(self, *conditions: Condition) -> Condition:
+        if any(c is False for c in conditions):
+            return False
+        return _joined("and", [c for c in conditions if c is not True], True)
+
+    def any_of(self, *conditions: Condition) -> Condition:
+        if any(c is True for c in conditions):
+            return True
+        return _joined("or", [c for c in conditions if c is not False], False)
+
+    def when(self, condition: Condition, fields: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(condition, bool):
+            return super().when(condition, fields)
+        out = {}
+        for key, value in fields.items():
+            inner = GATE.match(key)
+            if inner:  # already gated: both conditions
+                key, both = key[inner.end() :], self.all_of(condition, Cond(self.table.gates[int(inner[1])]))
+                out[self.table.gate(str(both), key)] = value
+            else:
+                out[self.table.gate(condition, key)] = value
+        return out
+
+    def choose(self, condition: Condition, then: Any, otherwise: Any) -> Any:
+        if isinstance(condition, bool):
+            return super().choose(condition, then, otherwise)
+        if all(_scalar(x) for x in (then, otherwise)):
+            kind = "str" if all(isinstance(x, str) and self._kind(x) == "str" for x in (then, otherwise)) else "json"
+            return self.table.add(f"(ternary {self._go(then)} {self._go(otherwise)} ({condition}))", kind)
+        return self.table.choice(condition, then, otherwise)
+
+    def _kind(self, x: str) -> str:
+        expr = self.table.lookup(x)
+        return expr.kind if expr else "str"
+
+    def appended_when(self, leaf: object, items: list[tuple[Condition, dict[str, Any]]]) -> object:
+        parts = [self._go(leaf)]
+        for condition, item in items:
+            one = f"(list {go_value(item, self.table)})"
+            parts.append(one if condition is True else f"(ternary {one} (list) ({condition}))")
+        # (Sprig's concat of empty lists is nil, which toJson writes as null: `default list` keeps [].)
+        return self.table.add(f"(concat {' '.join(parts)} | default list)", "json") if len(parts) > 1 else leaf
+
+    def listed(self, items: list[tuple[Condition, Any]]) -> list[Any]:
+        out = []
+        for condition, item in items:
+            if isinstance(condition, bool):
+                out += [item] if condition else []
+            else:
+                out.append({self.table.gate(condition, ITEM): item})
+        return out
+
+    def indexes(self, count: object) -> list[Any]:
+        return [RangeIndex(self.table.add("$i", "json"), self._go(count))]
+
+    def each_group(self, values: Any, build: Callable[[Any], dict[str, Any]], define: str) -> list[Any]:
+        """One group, read from `.group` (the define's context): the chart ranges over the groups
+        `verl-grpo.workerGroups` lists (values/worker_groups.py WORKER_GROUPS_HELPER)."""
+        from .model import Values
+        from .worker_groups import GroupView
+
+        def leaf(key: str, kind: str) -> Any:
+            return self.table.add(f".group.{key}", kind)
+
+        group_values = chart_values(Values, self.table, {"gpu.type": ".group.machine", "cluster.capacity": ".group.capacity"})
+        view = GroupView(
+            name=leaf("name", "str"),
+            replicas=leaf("replicas", "json"),
+            min_replicas=leaf("minReplicas", "json"),
+            max_replicas=leaf("maxReplicas", "json"),
+            pool=leaf("pool", "str"),
+            pinned=leaf("pinned", "json"),
+            values=group_values,
+        )
+        return self.table.each(define, build(view))  # type: ignore[return-value]
+
+    def machine(self, values: Any, cls: type[T], row: Callable[[str, str], T]) -> T:
+        fields = {}
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            kind = "str" if f.type in ("str", str) else "json"
+            fields[f.name] = self.table.add(f"$facts.{camel(f.name)}", kind)
+        return cls(**fields)
+
+    def file(self, name: str, content: str) -> str:
+        self.table.files[name] = content
+        return self.table.add(f".Files.Get {json.dumps('files/' + name)}", "str")
+
+    def quoted_lines(self, mapping: object, indent: str) -> str:
+        return self.table.add(f"include {json.dumps(QUOTED_LINES)} (list {self._go(mapping)} {json.dumps(indent)})", "str")
+
+    def helper(self, define: str, args: list[Any], compute: Callable[..., str]) -> str:
+        go = " ".join(self._go(a) for a in args)
+        return self.table.add(f"(include {json.dumps(define)} (list {go}))", "str")
+
     def or_default(self, leaf: object, fallback: str) -> str:
-        expr = self.table.lookup(leaf)  # type: ignore[arg-type]
-        assert expr is not None, f"or_default needs a marker leaf, got {leaf!r}"
-        fb = self.table.lookup(fallback)
-        fb_go = fb.go if fb else json.dumps(fallback)
-        return self.table.add(f"({expr.go} | default {fb_go})", "str")
-
-    def fields_since(self, version: str, minimum: str, fields: dict[str, object]) -> dict[str, object]:
-        expr = self.table.lookup(version)
-        assert expr is not None, f"fields_since needs a marker leaf, got {version!r}"
-        condition = f"semverCompare {json.dumps('>=' + minimum)} {expr.go}"
-        return {self.table.gate(condition, key): value for key, value in fields.items()}
-
-    def fields_if(
-        self, leaf: object, equals: str, fields: dict[str, object], negate: bool = False
-    ) -> dict[str, object]:
-        expr = self.table.lookup(leaf)  # type: ignore[arg-type]
-        assert expr is not None, f"fields_if needs a marker leaf, got {leaf!r}"
-        condition = f"{'ne' if negate else 'eq'} {expr.go} {json.dumps(equals)}"
-        return {self.table.gate(condition, key): value for key, value in fields.items()}
+        kinds = {x.expr.kind if isinstance(x, Marker) else "str" for x in (leaf, fallback)}
+        kind = "json" if kinds == {"json"} else "str"  # a number either way stays one
+        return self.table.add(f"({self._go(leaf)} | default {self._go(fallback)})", kind)
 
     def plus(self, a: object, b: object) -> object:
-        exprs = [self.table.lookup(x) for x in (a, b)]  # type: ignore[arg-type]
-        assert all(exprs), f"plus needs marker leaves, got {a!r}, {b!r}"
-        return self.table.add(f"(add {exprs[0].go} {exprs[1].go})", "json")  # type: ignore[union-attr]
+        return self.table.add(f"(add {self._go(a)} {self._go(b)})", "json")
 
     def quantity_plus(self, leaf: object, extra: str) -> str:
         from .quantity import parse_quantity
 
-        expr = self.table.lookup(leaf)  # type: ignore[arg-type]
-        assert expr is not None, f"quantity_plus needs a marker leaf, got {leaf!r}"
-        total = f"(addf (include {json.dumps(QUANTITY_DEFINE)} {expr.go}) {float(parse_quantity(extra))!r})"
+        total = f"(addf (include {json.dumps(QUANTITY_DEFINE)} {self._go(leaf)}) {float(parse_quantity(extra))!r})"
         return self.table.add(f'(printf "%.0fMi" (ceil (divf {total} {float(MIB)!r})))', "str")
 
-    def holds(self, leaf: object, equals: str, negate: bool = False) -> bool | str:
-        expr = self.table.lookup(leaf)  # type: ignore[arg-type]
-        assert expr is not None, f"holds needs a marker leaf, got {leaf!r}"
-        return f"{'ne' if negate else 'eq'} {expr.go} {json.dumps(equals)}"
-
     def prefixed(self, leaf: object, prefix: str) -> str:
-        expr = self.table.lookup(leaf)  # type: ignore[arg-type]
-        assert expr is not None, f"prefixed needs a marker leaf, got {leaf!r}"
-        return self.table.add(f'(ternary "" (print {json.dumps(prefix)} {expr.go}) (empty {expr.go}))', "str")
-
-    def fields_when(self, flag: object, fields: dict[str, object]) -> dict[str, object]:
-        expr = self.table.lookup(flag)  # type: ignore[arg-type]
-        assert expr is not None, f"fields_when needs a marker leaf, got {flag!r}"
-        return {self.table.gate(expr.go, key): value for key, value in fields.items()}
-
-    def appended(self, leaf: object, items: list[object]) -> object:
-        expr = self.table.lookup(leaf)  # type: ignore[arg-type]
-        assert expr is not None, f"appended needs a marker leaf, got {leaf!r}"
-        return self.table.add(f"(concat {expr.go} ({json.dumps(go_json(items))} | fromJsonArray))", "json")
-
-    def worker_groups(self, values: Any) -> list[Any]:
-        """One group, its fields read from `.group` (render/chart.py GROUP_CONTEXT), the values
-        from the group's view of them: the chart ranges over workerGroups."""
-        from .worker_groups import GroupView
-
-        def leaf(key: str, kind: str) -> str:
-            return self.table.add(f".group.{key}", kind)
-
-        return [
-            GroupView(
-                name=leaf("name", "str"),
-                replicas=leaf("replicas", "json"),  # type: ignore[arg-type]
-                min_replicas=leaf("minReplicas", "json"),  # type: ignore[arg-type]
-                max_replicas=leaf("maxReplicas", "json"),  # type: ignore[arg-type]
-                pool=leaf("pool", "str"),
-                pinned=leaf("pinned", "json"),  # type: ignore[arg-type]
-                values=values,
-            )
-        ]
+        go = self._go(leaf)
+        return self.table.add(f'(ternary "" (print {json.dumps(prefix)} {go}) (empty {go}))', "str")
 
     def backoff_limit(self, values: Any) -> Any:
         from .expressions import CAPACITIES
         from .worker_groups import OTHER_RETRIES, SPOT_RETRIES
 
-        expr = self.table.lookup(values.job.backoff_limit)
-        assert expr is not None, "backoff_limit needs a marker leaf"
+        limit = self._go(values.job.backoff_limit)
         spot = f'(contains "|spot|" (include {json.dumps(CAPACITIES)} .))'
         derived = f"(ternary {SPOT_RETRIES} {OTHER_RETRIES} {spot})"
-        return self.table.add(f"(ternary {derived} (int {expr.go}) (lt (int {expr.go}) 0))", "json")
+        return self.table.add(f"(ternary {derived} (int {limit}) (lt (int {limit}) 0))", "json")
 
     def total_workers(self, values: Any) -> Any:
         return self.table.add(f"(include {json.dumps(WORKER_COUNT_TEMPLATE)} . | atoi)", "json")
 
-    def one_capacity(self, values: Any) -> Any:
+    def one_capacity(self, values: Any) -> Condition:
         from .expressions import OneCapacity  # expressions imports this module
 
-        return self.table.add(OneCapacity().go(), "json")
+        return Cond(OneCapacity().go())
 
     def spec_digest(self, spec: dict[str, object], template: str) -> str:
         return self.table.add(f"(include {json.dumps(template + '.digest')} .)", "str")
 
     def leaves_digest(self, *leaves: object) -> str:
-        exprs = [self.table.lookup(leaf) for leaf in leaves]  # type: ignore[arg-type]
-        assert all(exprs), f"leaves_digest needs marker leaves, got {leaves!r}"
-        go = " ".join(e.go for e in exprs)  # type: ignore[union-attr]
+        go = " ".join(self._go(leaf) for leaf in leaves)
         return self.table.add(f"(list {go} | toJson | sha256sum | trunc 8)", "str")
+
+
+def _joined(word: str, conditions: list[Condition], empty: bool) -> Condition:
+    if not conditions:
+        return empty
+    if len(conditions) == 1:
+        return conditions[0]
+    return Cond(f"{word} " + " ".join(f"({c})" for c in conditions))
+
+
+def _scalar(x: object) -> bool:
+    return isinstance(x, str | int | float | bool) and not (isinstance(x, str) and CHOICE.fullmatch(x))
+
+
+def camel(name: str) -> str:
+    """snake_case -> camelCase, the spelling of the chart's keys."""
+    first, *rest = name.split("_")
+    return first + "".join(part.title() for part in rest)
+
+
+def go_literal(x: object) -> str:
+    """A Python scalar as a Go template literal."""
+    if isinstance(x, str):
+        return json.dumps(x)
+    return go_json_number(x)  # type: ignore[arg-type]
+
+
+def go_value(x: object, table: ChartTable) -> str:
+    """A value (mappings, lists, markers, scalars) as a Go template expression that builds it."""
+    if isinstance(x, dict):
+        return "(dict " + " ".join(f"{json.dumps(k)} {go_value(v, table)}" for k, v in x.items()) + ")"
+    if isinstance(x, list):
+        return "(list " + " ".join(go_value(v, table) for v in x) + ")"
+    if isinstance(x, str) and (expr := table.lookup(x)) is not None:
+        return expr.go
+    return go_literal(x)
+
+
+@dataclass(frozen=True)
+class RangeIndex:
+    """The index of a `range` over 0 .. count-1 (Ops.indexes): a marker and the count's expression."""
+
+    marker: str
+    count: str
+
+    def __str__(self) -> str:
+        return self.marker
 
 
 def _digest(text: str) -> str:
@@ -339,45 +542,25 @@ def version_at_least(version: str, minimum: str) -> bool:
     return parts(version) >= parts(minimum)
 
 
-# Leaves whose values change the *structure* of the output (which objects, which fields).
-# They stay concrete in marker mode; the chart renders one guarded block per combination.
-VARIANT_KEYS: tuple[str, ...] = (
-    "gpu.type",
-    "cluster.mode",
-    "cluster.capacity",
-    "run.kind",
-    "queue.enabled",
-    "network.rdma",
-)
-# Switches that only decide whether whole objects exist: rendered on in marker mode, and each
-# template of an object whose key starts with the prefix is wrapped in `if .Values.<key>`.
-OBJECT_GATES: dict[str, str] = {
-    "dataPrep.enabled": "data-prep-",
-    "network.createObjects": "network-",
-    "queue.createObjects": "queue-",
-}
-
-
-def marker_values(model_cls: type, table: MarkerTable, variant: dict[str, object], prefix: str = ""):
-    """An instance of a values model whose leaves are markers, except the variant keys."""
+def chart_values(model_cls: type, table: ChartTable, overrides: dict[str, str] | None = None, prefix: str = ""):
+    """An instance of a values model whose every leaf is a marker for `.Values.<path>`, or for the
+    expression `overrides` gives its path (a worker group's machine and capacity)."""
     from pydantic import BaseModel
 
+    overrides = overrides or {}
     kwargs = {}
     for name, info in model_cls.model_fields.items():
         key = info.alias or name
         path = f"{prefix}{key}"
         ann = info.annotation
+        go = overrides.get(path, f".Values.{path}")
         if isinstance(ann, type) and issubclass(ann, BaseModel):
-            kwargs[name] = marker_values(ann, table, variant, prefix=f"{path}.")
-        elif path in variant:
-            kwargs[name] = variant[path]
-        elif path in OBJECT_GATES:
-            kwargs[name] = True
+            kwargs[name] = chart_values(ann, table, overrides, prefix=f"{path}.")
         elif getattr(ann, "__origin__", None) is list and _is_scalar_list(ann):
-            kwargs[name] = ListMarker(table, f".Values.{path}")
+            kwargs[name] = ListMarker(table, go)
         else:
             kind = "str" if ann is str or _is_str_literal(ann) else "json"
-            kwargs[name] = table.add(f".Values.{path}", kind)
+            kwargs[name] = table.add(go, kind)
     return model_cls.model_construct(**kwargs)
 
 

@@ -1,8 +1,8 @@
 """The GPU worker groups as each one's pods see the values: its capacity in place of
 cluster.capacity, its machine in place of gpu.type, its node pool, its replica bounds.
 
-The chart computes the same in the `range` over workerGroups that includes the group's template
-(render/chart.py GROUP_CONTEXT); the parity tests hold the two equal.
+The chart ranges over the same list, which its helper `verl-grpo.workerGroups` (WORKER_GROUPS_HELPER)
+computes; the parity tests hold the two equal.
 """
 
 from __future__ import annotations
@@ -14,8 +14,28 @@ from .model import Values, WorkerGroup
 # The first group's pool keeps the name the single pool had (clusters made before groups keep
 # theirs); every further group gets its own, named after it (scripts/30-gpu-pool.sh).
 GPU_NODE_POOL = "gpu-pool"
-# The chart renders each group with this named template (render/chart.py RANGED).
+# The chart renders each group with this named template (Ops.each_group), given the group's view.
 WORKER_GROUP_TEMPLATE = "verl-grpo.workerGroup"
+WORKER_GROUPS = "verl-grpo.workerGroups"
+# group_views in Go: each group's fields, its capacity and machine (cluster.capacity and gpu.type
+# unless it names its own), its pool and whether it is pinned to it; a JSON list.
+WORKER_GROUPS_HELPER = f"""\
+{{{{- define "{WORKER_GROUPS}" -}}}}
+{{{{- $groups := list }}}}
+{{{{- range $i, $g := .Values.workerGroups }}}}
+{{{{- $groups = append $groups (dict
+    "name" $g.name
+    "replicas" $g.replicas
+    "minReplicas" ($g.minReplicas | default $g.replicas)
+    "maxReplicas" ($g.maxReplicas | default $g.replicas)
+    "pool" (ternary "{GPU_NODE_POOL}" (printf "{GPU_NODE_POOL}-%s" $g.name) (eq $i 0))
+    "pinned" (gt (len $.Values.workerGroups) 1)
+    "capacity" ($g.capacity | default $.Values.cluster.capacity)
+    "machine" ($g.machine | default $.Values.gpu.type)) }}}}
+{{{{- end }}}}
+{{{{- toJson $groups }}}}
+{{{{- end }}}}
+"""
 
 
 def pool_name(index: int, name: str) -> str:

@@ -1,6 +1,6 @@
 {{- /* The spec of the object named after its digest (Ops.spec_digest). */}}
 {{- define "verl-grpo.dataPrepJob.spec" }}
-{{- $facts := index (include "verl-grpo.facts" . | fromYaml) .Values.gpu.type .Values.cluster.mode }}
+{{- $facts := include "verl-grpo.facts" (list .Values.gpu.type .Values.cluster.mode) | fromJson }}
 backoffLimit: {{ .Values.dataPrep.backoffLimit | toJson }}
 template:
   metadata:
@@ -13,25 +13,23 @@ template:
       gke-gcsfuse/memory-limit: {{ (.Values.storage.sidecar.memoryLimit | default $facts.sidecarMemoryLimit) | toJson }}
       gke-gcsfuse/ephemeral-storage-limit: {{ (.Values.storage.sidecar.ephemeralStorageLimit | default $facts.sidecarEphemeralStorageLimit) | toJson }}
   spec:
-    serviceAccountName: {{ list .Values.serviceAccount.name "-data-prep" | join "" | toJson }}
+    serviceAccountName: {{ printf "%v-data-prep" .Values.serviceAccount.name | toJson }}
     automountServiceAccountToken: false
     securityContext:
       seccompProfile:
         type: RuntimeDefault
     restartPolicy: Never
+    {{- if eq .Values.cluster.mode "standard" }}
     nodeSelector:
-      {{- if (eq .Values.cluster.mode "standard") }}
       cloud.google.com/gke-nodepool: {{ .Values.cluster.cpuNodePool | toJson }}
-      {{- end }}
-      {{- if (eq .Values.cluster.mode "autopilot") }}
+    {{- else }}
+    nodeSelector:
       cloud.google.com/compute-class: {{ .Values.cluster.computeClass | toJson }}
-      {{- end }}
-      {{- if (eq .Values.cluster.mode "autopilot") }}
       cloud.google.com/machine-family: {{ .Values.cluster.headMachineFamily | toJson }}
-      {{- end }}
+    {{- end }}
     containers:
     - name: data-prep
-      image: {{ list .Values.image.repository ":" .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | join "" | toJson }}
+      image: {{ printf "%v:%v%v" .Values.image.repository .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | toJson }}
       imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
       command:
       - bash
@@ -80,11 +78,11 @@ template:
       - name: MODEL_REVISION
         value: {{ .Values.dataPrep.modelRevision | toJson }}
       - name: MODEL_DIR
-        value: {{ list .Values.storage.mountPath "/" .Values.storage.modelDir | join "" | toJson }}
+        value: {{ printf "%v/%v" .Values.storage.mountPath .Values.storage.modelDir | toJson }}
       - name: VERL_DIR
-        value: {{ list .Values.storage.mountPath "/" .Values.storage.verlDir | join "" | toJson }}
+        value: {{ printf "%v/%v" .Values.storage.mountPath .Values.storage.verlDir | toJson }}
       - name: DATA_DIR
-        value: {{ list .Values.storage.mountPath "/" .Values.storage.dataDir | join "" | toJson }}
+        value: {{ printf "%v/%v" .Values.storage.mountPath .Values.storage.dataDir | toJson }}
       - name: VERL_VERSION
         value: 0.6.1
       - name: VERL_COMMIT
@@ -113,23 +111,23 @@ template:
           - ALL
       volumeMounts:
       - name: model
-        mountPath: {{ list .Values.storage.mountPath "/" .Values.storage.modelDir | join "" | toJson }}
+        mountPath: {{ printf "%v/%v" .Values.storage.mountPath .Values.storage.modelDir | toJson }}
       - name: data
-        mountPath: {{ list .Values.storage.mountPath "/" .Values.storage.dataDir | join "" | toJson }}
+        mountPath: {{ printf "%v/%v" .Values.storage.mountPath .Values.storage.dataDir | toJson }}
       - name: verl
-        mountPath: {{ list .Values.storage.mountPath "/" .Values.storage.verlDir | join "" | toJson }}
+        mountPath: {{ printf "%v/%v" .Values.storage.mountPath .Values.storage.verlDir | toJson }}
       - name: scratch
         mountPath: /tmp
     volumes:
     - name: model
       persistentVolumeClaim:
-        claimName: {{ list .Release.Name "-model-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
+        claimName: {{ printf "%v-model-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
     - name: data
       persistentVolumeClaim:
-        claimName: {{ list .Release.Name "-data-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
+        claimName: {{ printf "%v-data-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
     - name: verl
       persistentVolumeClaim:
-        claimName: {{ list .Release.Name "-verl-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
+        claimName: {{ printf "%v-verl-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
     - name: scratch
       emptyDir: {}
 {{- end }}

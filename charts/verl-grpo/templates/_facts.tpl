@@ -1,79 +1,140 @@
-{{- /* By GPU type and mode: machine facts (data/gpus/), defaults (values/derive.py). */}}
-{{- define "verl-grpo.facts" }}
+{{- /* By GPU type: data/gpus/*.yaml; defaults by cluster mode: values/derive.py. */}}
+{{- define "verl-grpo.machines" }}
 a4x:
-  standard:
-    gkeAccelerator: nvidia-gb200
-    gpu: '4'
-    ncclGateMinBusBandwidthGbps: '50'
-    rdmaCount: 4
-    sidecarCpuLimit: '0'
-    sidecarEphemeralStorageLimit: '0'
-    sidecarMemoryLimit: '0'
-    tolerations: '[{"effect":"NoSchedule","key":"kubernetes.io/arch","operator":"Equal","value":"arm64"},{"effect":"NoSchedule","key":"cloud.google.com/gke-queued","operator":"Equal","value":"true"}]'
-    workerCpu: '135'
-    workerMemory: 782Gi
-  autopilot:
-    gkeAccelerator: nvidia-gb200
-    gkeAcceleratorCount: '4'
-    gpu: '4'
-    ncclGateMinBusBandwidthGbps: '50'
-    rdmaCount: 4
-    sidecarCpuLimit: '2'
-    sidecarEphemeralStorageLimit: 200Gi
-    sidecarMemoryLimit: 14Gi
-    tolerations: '[{"effect":"NoSchedule","key":"kubernetes.io/arch","operator":"Equal","value":"arm64"},{"effect":"NoSchedule","key":"cloud.google.com/gke-queued","operator":"Equal","value":"true"}]'
-    workerCpu: '133'
-    workerMemory: 769Gi
+  name: a4x
+  machineType: a4x-highgpu-4g
+  accelerator: nvidia-gb200
+  gpusPerNode: 4
+  vcpu: 140
+  memoryGb: 884
+  gpuMemoryGb: 186
+  ncclTunerConfig: ''
+  minGkeVersion: 1.33.4-gke.1036000
+  gpuNetworkGbps: 1600
+  rdmaNics: 4
+  arch: arm64
+  modes:
+  - standard
+  capacities:
+  - reservation
+  subBlockNodes: 18
+  bootDiskType: hyperdisk-balanced
+  localSsds: 32
+  acceleratorTopology: 1x72
+  imex: true
+  ncclEnv:
+    NCCL_IB_MERGE_VFS: '0'
+    NCCL_NET_GDR_C2C: '1'
+    NCCL_NET_GDR_LEVEL: PHB
+    NCCL_NVLS_ENABLE: '0'
+  ncclGateMinBusGbps: 50
+  defaults:
+    standard:
+      workerCpu: '135'
+      workerMemory: 782Gi
+      workerEphemeralStorage: 10507Gi
+      sidecarCpuLimit: '0'
+      sidecarMemoryLimit: '0'
+      sidecarEphemeralStorageLimit: '0'
+    autopilot:
+      workerCpu: '133'
+      workerMemory: 769Gi
+      workerEphemeralStorage: 10507Gi
+      sidecarCpuLimit: '2'
+      sidecarMemoryLimit: 14Gi
+      sidecarEphemeralStorageLimit: 200Gi
 b200:
-  standard:
-    gkeAccelerator: nvidia-b200
-    gpu: '8'
-    ncclGateMinBusBandwidthGbps: '100'
-    ncclTunerConfigPath: /usr/local/gib/configs/tuner_config_a4.txtpb
-    rdmaCount: 8
-    sidecarCpuLimit: '0'
-    sidecarEphemeralStorageLimit: '0'
-    sidecarMemoryLimit: '0'
-    tolerations: '[{"effect":"NoSchedule","key":"cloud.google.com/gke-queued","operator":"Equal","value":"true"}]'
-    workerCpu: '218'
-    workerMemory: 3597Gi
-  autopilot:
-    gkeAccelerator: nvidia-b200
-    gkeAcceleratorCount: '8'
-    gpu: '8'
-    ncclGateMinBusBandwidthGbps: '100'
-    ncclTunerConfigPath: /usr/local/gib/configs/tuner_config_a4.txtpb
-    rdmaCount: 8
-    sidecarCpuLimit: '2'
-    sidecarEphemeralStorageLimit: 200Gi
-    sidecarMemoryLimit: 14Gi
-    tolerations: '[{"effect":"NoSchedule","key":"cloud.google.com/gke-queued","operator":"Equal","value":"true"}]'
-    workerCpu: '217'
-    workerMemory: 3583Gi
+  name: b200
+  machineType: a4-highgpu-8g
+  accelerator: nvidia-b200
+  gpusPerNode: 8
+  vcpu: 224
+  memoryGb: 3968
+  gpuMemoryGb: 180
+  ncclTunerConfig: /usr/local/gib/configs/tuner_config_a4.txtpb
+  minGkeVersion: 1.32.2-gke.1475000
+  gpuNetworkGbps: 3200
+  rdmaNics: 8
+  arch: amd64
+  modes:
+  - standard
+  - autopilot
+  capacities:
+  - spot
+  - reservation
+  - flex-start
+  - on-demand
+  subBlockNodes: null
+  bootDiskType: ''
+  localSsds: 32
+  acceleratorTopology: ''
+  imex: false
+  ncclEnv:
+    NCCL_TUNER_CONFIG_PATH: /usr/local/gib/configs/tuner_config_a4.txtpb
+  ncclGateMinBusGbps: 100
+  defaults:
+    standard:
+      workerCpu: '218'
+      workerMemory: 3597Gi
+      workerEphemeralStorage: 10507Gi
+      sidecarCpuLimit: '0'
+      sidecarMemoryLimit: '0'
+      sidecarEphemeralStorageLimit: '0'
+    autopilot:
+      workerCpu: '217'
+      workerMemory: 3583Gi
+      workerEphemeralStorage: 10507Gi
+      sidecarCpuLimit: '2'
+      sidecarMemoryLimit: 14Gi
+      sidecarEphemeralStorageLimit: 200Gi
 h200:
-  standard:
-    gkeAccelerator: nvidia-h200-141gb
-    gpu: '8'
-    ncclGateMinBusBandwidthGbps: '100'
-    ncclTunerConfigPath: /usr/local/gib/configs/tuner_config_a3u.txtpb
-    rdmaCount: 8
-    sidecarCpuLimit: '0'
-    sidecarEphemeralStorageLimit: '0'
-    sidecarMemoryLimit: '0'
-    tolerations: '[{"effect":"NoSchedule","key":"cloud.google.com/gke-queued","operator":"Equal","value":"true"}]'
-    workerCpu: '218'
-    workerMemory: 2670Gi
-  autopilot:
-    gkeAccelerator: nvidia-h200-141gb
-    gkeAcceleratorCount: '8'
-    gpu: '8'
-    ncclGateMinBusBandwidthGbps: '100'
-    ncclTunerConfigPath: /usr/local/gib/configs/tuner_config_a3u.txtpb
-    rdmaCount: 8
-    sidecarCpuLimit: '2'
-    sidecarEphemeralStorageLimit: 200Gi
-    sidecarMemoryLimit: 14Gi
-    tolerations: '[{"effect":"NoSchedule","key":"cloud.google.com/gke-queued","operator":"Equal","value":"true"}]'
-    workerCpu: '217'
-    workerMemory: 2656Gi
-{{ end }}
+  name: h200
+  machineType: a3-ultragpu-8g
+  accelerator: nvidia-h200-141gb
+  gpusPerNode: 8
+  vcpu: 224
+  memoryGb: 2952
+  gpuMemoryGb: 141
+  ncclTunerConfig: /usr/local/gib/configs/tuner_config_a3u.txtpb
+  minGkeVersion: 1.31.4-gke.1183000
+  gpuNetworkGbps: 3200
+  rdmaNics: 8
+  arch: amd64
+  modes:
+  - standard
+  - autopilot
+  capacities:
+  - spot
+  - reservation
+  - flex-start
+  - on-demand
+  subBlockNodes: null
+  bootDiskType: ''
+  localSsds: 32
+  acceleratorTopology: ''
+  imex: false
+  ncclEnv:
+    NCCL_TUNER_CONFIG_PATH: /usr/local/gib/configs/tuner_config_a3u.txtpb
+  ncclGateMinBusGbps: 100
+  defaults:
+    standard:
+      workerCpu: '218'
+      workerMemory: 2670Gi
+      workerEphemeralStorage: 10507Gi
+      sidecarCpuLimit: '0'
+      sidecarMemoryLimit: '0'
+      sidecarEphemeralStorageLimit: '0'
+    autopilot:
+      workerCpu: '217'
+      workerMemory: 2656Gi
+      workerEphemeralStorage: 10507Gi
+      sidecarCpuLimit: '2'
+      sidecarMemoryLimit: 14Gi
+      sidecarEphemeralStorageLimit: 200Gi
+{{- end }}
+
+{{- /* One machine's facts in one cluster mode: (list gpuType clusterMode), as JSON. */}}
+{{- define "verl-grpo.facts" -}}
+{{- $machine := index (include "verl-grpo.machines" . | fromYaml) (index . 0) }}
+{{- toJson (merge (index $machine.defaults (index . 1)) (omit $machine "defaults")) }}
+{{- end }}

@@ -1,11 +1,11 @@
 {{- /* Held by more than one object (constructs/: add_object(shared=...)). */}}
 {{- define "verl-grpo.rayClusterSpec" }}
-{{- $facts := index (include "verl-grpo.facts" . | fromYaml) .Values.gpu.type .Values.cluster.mode }}
+{{- $facts := include "verl-grpo.facts" (list .Values.gpu.type .Values.cluster.mode) | fromJson }}
 rayVersion: {{ .Values.ray.version | toJson }}
 {{- if eq .Values.ray.auth "token" }}
 authOptions:
   mode: token
-  secretName: {{ list .Release.Name "-ray-token" | join "" | toJson }}
+  secretName: {{ printf "%v-ray-token" .Release.Name | toJson }}
 {{- end }}
 headGroupSpec:
   serviceType: ClusterIP
@@ -35,29 +35,27 @@ headGroupSpec:
       securityContext:
         seccompProfile:
           type: RuntimeDefault
+      {{- if eq .Values.cluster.mode "standard" }}
       nodeSelector:
-        {{- if (eq .Values.cluster.mode "standard") }}
         cloud.google.com/gke-nodepool: {{ .Values.cluster.cpuNodePool | toJson }}
-        {{- end }}
-        {{- if (eq .Values.cluster.mode "autopilot") }}
+      {{- else }}
+      nodeSelector:
         cloud.google.com/compute-class: {{ .Values.cluster.computeClass | toJson }}
-        {{- end }}
-        {{- if (eq .Values.cluster.mode "autopilot") }}
         cloud.google.com/machine-family: {{ .Values.cluster.headMachineFamily | toJson }}
-        {{- end }}
+      {{- end }}
       {{- if .Values.logs.enabled }}
       initContainers:
       - name: log-shipper
-        image: {{ list .Values.image.repository ":" .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | join "" | toJson }}
+        image: {{ printf "%v:%v%v" .Values.image.repository .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | toJson }}
         imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
         restartPolicy: Always
         command:
         - python3
-        - {{ list .Values.preflight.mountPath "/log_shipper.py" | join "" | toJson }}
+        - {{ printf "%v/log_shipper.py" .Values.preflight.mountPath | toJson }}
         - --source=/tmp/ray
-        - {{ list "--target=" .Values.storage.checkpointMountPath "/" .Values.training.projectName "/" (.Values.training.experimentName | default .Values.run.name) "/logs/$(POD_NAME)" | join "" | toJson }}
-        - {{ list "--interval=" (.Values.logs.intervalSeconds | toJson) | join "" | toJson }}
-        - {{ list "--checkpoint-mount=" .Values.storage.checkpointMountPath | join "" | toJson }}
+        - {{ printf "--target=%v/%v/%v/logs/$(POD_NAME)" .Values.storage.checkpointMountPath .Values.training.projectName (.Values.training.experimentName | default .Values.run.name) | toJson }}
+        - {{ printf "--interval=%v" (.Values.logs.intervalSeconds | toJson) | toJson }}
+        - {{ printf "--checkpoint-mount=%v" .Values.storage.checkpointMountPath | toJson }}
         - --cluster=$(RAY_CLUSTER)
         - --pod=$(POD_NAME)
         env:
@@ -93,7 +91,7 @@ headGroupSpec:
       {{- end }}
       containers:
       - name: ray-head
-        image: {{ list .Values.image.repository ":" .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | join "" | toJson }}
+        image: {{ printf "%v:%v%v" .Values.image.repository .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | toJson }}
         imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
         ports:
         - containerPort: 6379
@@ -120,13 +118,13 @@ headGroupSpec:
         - name: ray-logs
           mountPath: /tmp/ray
         - name: model
-          mountPath: {{ list .Values.storage.mountPath "/" .Values.storage.modelDir | join "" | toJson }}
+          mountPath: {{ printf "%v/%v" .Values.storage.mountPath .Values.storage.modelDir | toJson }}
           readOnly: true
         - name: data
-          mountPath: {{ list .Values.storage.mountPath "/" .Values.storage.dataDir | join "" | toJson }}
+          mountPath: {{ printf "%v/%v" .Values.storage.mountPath .Values.storage.dataDir | toJson }}
           readOnly: true
         - name: verl
-          mountPath: {{ list .Values.storage.mountPath "/" .Values.storage.verlDir | join "" | toJson }}
+          mountPath: {{ printf "%v/%v" .Values.storage.mountPath .Values.storage.verlDir | toJson }}
           readOnly: true
         - name: checkpoints
           mountPath: {{ .Values.storage.checkpointMountPath | toJson }}
@@ -138,31 +136,32 @@ headGroupSpec:
         emptyDir: {}
       - name: model
         persistentVolumeClaim:
-          claimName: {{ list .Release.Name "-model-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
+          claimName: {{ printf "%v-model-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
       - name: data
         persistentVolumeClaim:
-          claimName: {{ list .Release.Name "-data-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
+          claimName: {{ printf "%v-data-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
       - name: verl
         persistentVolumeClaim:
-          claimName: {{ list .Release.Name "-verl-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
+          claimName: {{ printf "%v-verl-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
       - name: checkpoints
         persistentVolumeClaim:
-          claimName: {{ list .Release.Name "-checkpoints-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
+          claimName: {{ printf "%v-checkpoints-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
+      {{- if eq .Values.run.kind "RayCluster" }}
       - name: preflight
-        {{- if (eq .Values.run.kind "RayJob") }}
-        configMap:
-          name: {{ list .Release.Name "-preflight" | join "" | toJson }}
-        {{- end }}
-        {{- if (eq .Values.run.kind "RayCluster") }}
         projected:
           sources:
           - configMap:
-              name: {{ list .Release.Name "-preflight" | join "" | toJson }}
+              name: {{ printf "%v-preflight" .Release.Name | toJson }}
           - configMap:
-              name: {{ list .Release.Name "-submit" | join "" | toJson }}
-        {{- end }}
+              name: {{ printf "%v-submit" .Release.Name | toJson }}
+      {{- end }}
+      {{- if not (eq .Values.run.kind "RayCluster") }}
+      - name: preflight
+        configMap:
+          name: {{ printf "%v-preflight" .Release.Name | toJson }}
+      {{- end }}
 workerGroupSpecs:
-{{- range $i, $item := .Values.workerGroups }}
-- {{- include "verl-grpo.workerGroup" (list $ $i $item) | trimPrefix "\n" | nindent 2 }}
+{{- range $group := include "verl-grpo.workerGroups" . | fromJsonArray }}
+- {{- include "verl-grpo.workerGroup" (dict "Values" $.Values "Release" $.Release "group" $group) | trimPrefix "\n" | nindent 2 }}
 {{- end }}
 {{- end }}

@@ -27,7 +27,7 @@ submitterPodTemplate:
     restartPolicy: Never
     containers:
     - name: ray-job-submitter
-      image: {{ list .Values.image.repository ":" .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | join "" | toJson }}
+      image: {{ printf "%v:%v%v" .Values.image.repository .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | toJson }}
       imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
       resources:
         requests:

@@ -1,8 +1,6 @@
-{{- /* One worker group: `.group` its fields, `.Values` the values with its capacity and machine. */}}
+{{- /* One worker group: `.group` its fields (verl-grpo.workerGroups), `.Values` and `.Release` the root's. */}}
 {{- define "verl-grpo.workerGroup" }}
-{{- $root := index . 0 }}{{- $i := index . 1 }}{{- $item := index . 2 }}
-{{- with dict "Values" (mergeOverwrite (deepCopy $root.Values) (dict "cluster" (dict "capacity" ($item.capacity | default $root.Values.cluster.capacity)) "gpu" (dict "type" ($item.machine | default $root.Values.gpu.type)))) "Release" $root.Release "group" (dict "name" $item.name "replicas" $item.replicas "minReplicas" ($item.minReplicas | default $item.replicas) "maxReplicas" ($item.maxReplicas | default $item.replicas) "pool" (ternary "gpu-pool" (print "gpu-pool-" $item.name) (eq $i 0)) "pinned" (gt (len $root.Values.workerGroups) 1)) }}
-{{- $facts := index (include "verl-grpo.facts" . | fromYaml) .Values.gpu.type .Values.cluster.mode }}
+{{- $facts := include "verl-grpo.facts" (list .group.machine .Values.cluster.mode) | fromJson }}
 groupName: {{ .group.name | toJson }}
 replicas: {{ .group.replicas | toJson }}
 minReplicas: {{ .group.minReplicas | toJson }}
@@ -19,13 +17,11 @@ template:
       gke-gcsfuse/cpu-limit: {{ (.Values.storage.sidecar.cpuLimit | default $facts.sidecarCpuLimit) | toJson }}
       gke-gcsfuse/memory-limit: {{ (.Values.storage.sidecar.memoryLimit | default $facts.sidecarMemoryLimit) | toJson }}
       gke-gcsfuse/ephemeral-storage-limit: {{ (.Values.storage.sidecar.ephemeralStorageLimit | default (printf "%.0fMi" (ceil (divf (addf (include "verl-grpo.quantity" .Values.storage.fileCacheCapacity) 5368709120.0) 1048576.0)))) | toJson }}
-      {{- if (eq .Values.network.rdma "multi-network") }}
+      {{- if eq .Values.network.rdma "multi-network" }}
       networking.gke.io/default-interface: eth0
       {{- end }}
-      {{- if (and (eq .Values.gpu.type "a4x") (eq .Values.network.rdma "multi-network")) }}
-      networking.gke.io/interfaces: {{ list "[{\"interfaceName\": \"eth0\", \"network\": \"default\"}, {\"interfaceName\": \"eth1\", \"network\": \"" .Values.network.prefix "-gvnic\"}, {\"interfaceName\": \"eth2\", \"network\": \"" .Values.network.prefix "-rdma-0\"}, {\"interfaceName\": \"eth3\", \"network\": \"" .Values.network.prefix "-rdma-1\"}, {\"interfaceName\": \"eth4\", \"network\": \"" .Values.network.prefix "-rdma-2\"}, {\"interfaceName\": \"eth5\", \"network\": \"" .Values.network.prefix "-rdma-3\"}]" | join "" | toJson }}
-      {{- else if (and (eq .Values.gpu.type "b200" "h200") (eq .Values.network.rdma "multi-network")) }}
-      networking.gke.io/interfaces: {{ list "[{\"interfaceName\": \"eth0\", \"network\": \"default\"}, {\"interfaceName\": \"eth1\", \"network\": \"" .Values.network.prefix "-gvnic\"}, {\"interfaceName\": \"eth2\", \"network\": \"" .Values.network.prefix "-rdma-0\"}, {\"interfaceName\": \"eth3\", \"network\": \"" .Values.network.prefix "-rdma-1\"}, {\"interfaceName\": \"eth4\", \"network\": \"" .Values.network.prefix "-rdma-2\"}, {\"interfaceName\": \"eth5\", \"network\": \"" .Values.network.prefix "-rdma-3\"}, {\"interfaceName\": \"eth6\", \"network\": \"" .Values.network.prefix "-rdma-4\"}, {\"interfaceName\": \"eth7\", \"network\": \"" .Values.network.prefix "-rdma-5\"}, {\"interfaceName\": \"eth8\", \"network\": \"" .Values.network.prefix "-rdma-6\"}, {\"interfaceName\": \"eth9\", \"network\": \"" .Values.network.prefix "-rdma-7\"}]" | join "" | toJson }}
+      {{- if eq .Values.network.rdma "multi-network" }}
+      networking.gke.io/interfaces: {{ (include "verl-grpo.podInterfaces" (list .Values.network.prefix $facts.rdmaNics)) | toJson }}
       {{- end }}
       checkov.io/skip1: CKV_K8S_21=the namespace is chosen at install time (helm -n, verl-grpo synth -n)
       checkov.io/skip2: CKV_K8S_23=the verl image runs as root; its CUDA, vLLM and pip caches live in root-owned paths
@@ -49,69 +45,59 @@ template:
       seccompProfile:
         type: RuntimeDefault
     nodeSelector:
-      cloud.google.com/gke-accelerator: {{ $facts.gkeAccelerator }}
-      {{- if (eq .Values.cluster.mode "autopilot") }}
-      cloud.google.com/gke-accelerator-count: {{ $facts.gkeAcceleratorCount | quote }}
+      cloud.google.com/gke-accelerator: {{ $facts.accelerator | toJson }}
+      {{- if eq .Values.cluster.mode "autopilot" }}
+      cloud.google.com/gke-accelerator-count: {{ ($facts.gpusPerNode | toJson) | toJson }}
       {{- end }}
-      {{- if (eq .Values.gpu.type "a4x") }}
-      kubernetes.io/arch: arm64
+      {{- if not (eq $facts.arch "amd64") }}
+      kubernetes.io/arch: {{ $facts.arch | toJson }}
       {{- end }}
-      {{- if (eq .Values.network.rdma "dranet") }}
+      {{- if eq .Values.network.rdma "dranet" }}
       cloud.google.com/gke-networking-dra-driver: 'true'
       {{- end }}
-      {{- if (eq .Values.cluster.capacity "spot") }}
+      {{- if eq .group.capacity "spot" }}
       cloud.google.com/gke-spot: 'true'
       {{- end }}
-      {{- if (eq .Values.cluster.capacity "flex-start") }}
+      {{- if eq .group.capacity "flex-start" }}
       cloud.google.com/gke-flex-start: 'true'
       {{- end }}
-      {{- if and ((eq .Values.cluster.mode "standard")) (.group.pinned) }}
-      cloud.google.com/gke-nodepool: {{ .group.pool | toJson }}
-      {{- end }}
-      {{- if (and (eq .Values.cluster.mode "autopilot") (eq .Values.cluster.capacity "reservation")) }}
+      {{- if and (eq .Values.cluster.mode "autopilot") (eq .group.capacity "reservation") }}
       cloud.google.com/reservation-name: {{ .Values.cluster.reservation | toJson }}
       {{- end }}
-      {{- if (and (eq .Values.cluster.mode "autopilot") (eq .Values.cluster.capacity "reservation")) }}
+      {{- if and (eq .Values.cluster.mode "autopilot") (eq .group.capacity "reservation") }}
       cloud.google.com/reservation-affinity: specific
       {{- end }}
-      {{- if (eq .Values.cluster.mode "autopilot") }}
+      {{- if eq .Values.cluster.mode "autopilot" }}
       topology.kubernetes.io/zone: {{ .Values.cluster.zone | toJson }}
       {{- end }}
-    {{- if (and (eq .Values.gpu.type "a4x") (not (and (eq .Values.cluster.capacity "flex-start") .Values.queue.enabled))) }}
-    tolerations: {{ (concat .Values.worker.tolerations ("[{\"effect\":\"NoSchedule\",\"key\":\"kubernetes.io/arch\",\"operator\":\"Equal\",\"value\":\"arm64\"}]" | fromJsonArray)) | toJson }}
-    {{- else if (and (eq .Values.cluster.capacity "flex-start") .Values.queue.enabled) }}
-    tolerations: {{ (concat .Values.worker.tolerations ($facts.tolerations | fromJsonArray)) | toJson }}
-    {{- else }}
-    tolerations: {{ .Values.worker.tolerations | toJson }}
+      {{- if and (eq .Values.cluster.mode "standard") (.group.pinned) }}
+      cloud.google.com/gke-nodepool: {{ .group.pool | toJson }}
+      {{- end }}
+    tolerations: {{ (concat .Values.worker.tolerations (ternary (list (dict "key" "kubernetes.io/arch" "operator" "Equal" "value" $facts.arch "effect" "NoSchedule")) (list) (not (eq $facts.arch "amd64"))) (ternary (list (dict "key" "cloud.google.com/gke-queued" "operator" "Equal" "value" "true" "effect" "NoSchedule")) (list) (and (.Values.queue.enabled) (eq .group.capacity "flex-start"))) | default list) | toJson }}
+    {{- if or (eq .Values.network.rdma "dranet") ($facts.imex) }}
+    resourceClaims:
+    {{- if eq .Values.network.rdma "dranet" }}
+    - name: rdma
+      resourceClaimTemplateName: {{ printf "%v-rdma" .Release.Name | toJson }}
     {{- end }}
-    {{- if (and (eq .Values.gpu.type "a4x") (eq .Values.network.rdma "multi-network")) }}
-    resourceClaims:
+    {{- if $facts.imex }}
     - name: imex-channel
-      resourceClaimTemplateName: {{ list .Release.Name "-imex-" (list (include "verl-grpo.workerCount" . | atoi) | toJson | sha256sum | trunc 8) "-channel" | join "" | toJson }}
-    {{- else if (and (eq .Values.gpu.type "a4x") (eq .Values.network.rdma "dranet")) }}
-    resourceClaims:
-    - name: rdma
-      resourceClaimTemplateName: {{ list .Release.Name "-rdma" | join "" | toJson }}
-    - name: imex-channel
-      resourceClaimTemplateName: {{ list .Release.Name "-imex-" (list (include "verl-grpo.workerCount" . | atoi) | toJson | sha256sum | trunc 8) "-channel" | join "" | toJson }}
-    {{- else if (and (eq .Values.gpu.type "b200" "h200") (eq .Values.network.rdma "dranet")) }}
-    resourceClaims:
-    - name: rdma
-      resourceClaimTemplateName: {{ list .Release.Name "-rdma" | join "" | toJson }}
+      resourceClaimTemplateName: {{ printf "%v-imex-%v-channel" .Release.Name (list (include "verl-grpo.workerCount" . | atoi) | toJson | sha256sum | trunc 8) | toJson }}
+    {{- end }}
     {{- end }}
     {{- if .Values.logs.enabled }}
     initContainers:
     - name: log-shipper
-      image: {{ list .Values.image.repository ":" .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | join "" | toJson }}
+      image: {{ printf "%v:%v%v" .Values.image.repository .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | toJson }}
       imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
       restartPolicy: Always
       command:
       - python3
-      - {{ list .Values.preflight.mountPath "/log_shipper.py" | join "" | toJson }}
+      - {{ printf "%v/log_shipper.py" .Values.preflight.mountPath | toJson }}
       - --source=/tmp/ray
-      - {{ list "--target=" .Values.storage.checkpointMountPath "/" .Values.training.projectName "/" (.Values.training.experimentName | default .Values.run.name) "/logs/$(POD_NAME)" | join "" | toJson }}
-      - {{ list "--interval=" (.Values.logs.intervalSeconds | toJson) | join "" | toJson }}
-      - {{ list "--checkpoint-mount=" .Values.storage.checkpointMountPath | join "" | toJson }}
+      - {{ printf "--target=%v/%v/%v/logs/$(POD_NAME)" .Values.storage.checkpointMountPath .Values.training.projectName (.Values.training.experimentName | default .Values.run.name) | toJson }}
+      - {{ printf "--interval=%v" (.Values.logs.intervalSeconds | toJson) | toJson }}
+      - {{ printf "--checkpoint-mount=%v" .Values.storage.checkpointMountPath | toJson }}
       - --cluster=$(RAY_CLUSTER)
       - --pod=$(POD_NAME)
       env:
@@ -147,7 +133,7 @@ template:
     {{- end }}
     containers:
     - name: ray-worker
-      image: {{ list .Values.image.repository ":" .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | join "" | toJson }}
+      image: {{ printf "%v:%v%v" .Values.image.repository .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | toJson }}
       imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
       args:
       - 'case "$LD_LIBRARY_PATH" in "") image= ;; *) image=":$LD_LIBRARY_PATH" ;; esac; export LD_LIBRARY_PATH="/usr/local/gib/lib64:/usr/local/nvidia/lib64$image"; source /usr/local/gib/scripts/set_nccl_env.sh || { echo "verl-grpo: /usr/local/gib/scripts/set_nccl_env.sh not found: the gIB RDMA installer has not run on this node"; exit 1; }'
@@ -155,23 +141,21 @@ template:
         requests:
           cpu: {{ (.Values.worker.cpu | default $facts.workerCpu) | toJson }}
           memory: {{ (.Values.worker.memory | default $facts.workerMemory) | toJson }}
-          ephemeral-storage: {{ (.Values.worker.ephemeralStorage | default "10507Gi") | toJson }}
-          nvidia.com/gpu: {{ $facts.gpu | quote }}
+          ephemeral-storage: {{ (.Values.worker.ephemeralStorage | default $facts.workerEphemeralStorage) | toJson }}
+          nvidia.com/gpu: {{ ($facts.gpusPerNode | toJson) | toJson }}
         limits:
           cpu: {{ (.Values.worker.cpu | default $facts.workerCpu) | toJson }}
           memory: {{ (.Values.worker.memory | default $facts.workerMemory) | toJson }}
-          ephemeral-storage: {{ (.Values.worker.ephemeralStorage | default "10507Gi") | toJson }}
-          nvidia.com/gpu: {{ $facts.gpu | quote }}
-        {{- if (and (eq .Values.gpu.type "a4x") (eq .Values.network.rdma "multi-network")) }}
+          ephemeral-storage: {{ (.Values.worker.ephemeralStorage | default $facts.workerEphemeralStorage) | toJson }}
+          nvidia.com/gpu: {{ ($facts.gpusPerNode | toJson) | toJson }}
+        {{- if or (eq .Values.network.rdma "dranet") ($facts.imex) }}
         claims:
-        - name: imex-channel
-        {{- else if (and (eq .Values.gpu.type "a4x") (eq .Values.network.rdma "dranet")) }}
-        claims:
+        {{- if eq .Values.network.rdma "dranet" }}
         - name: rdma
+        {{- end }}
+        {{- if $facts.imex }}
         - name: imex-channel
-        {{- else if (and (eq .Values.gpu.type "b200" "h200") (eq .Values.network.rdma "dranet")) }}
-        claims:
-        - name: rdma
+        {{- end }}
         {{- end }}
       securityContext:
         allowPrivilegeEscalation: false
@@ -188,13 +172,13 @@ template:
       - name: ray-tmp
         mountPath: /tmp
       - name: model
-        mountPath: {{ list .Values.storage.mountPath "/" .Values.storage.modelDir | join "" | toJson }}
+        mountPath: {{ printf "%v/%v" .Values.storage.mountPath .Values.storage.modelDir | toJson }}
         readOnly: true
       - name: data
-        mountPath: {{ list .Values.storage.mountPath "/" .Values.storage.dataDir | join "" | toJson }}
+        mountPath: {{ printf "%v/%v" .Values.storage.mountPath .Values.storage.dataDir | toJson }}
         readOnly: true
       - name: verl
-        mountPath: {{ list .Values.storage.mountPath "/" .Values.storage.verlDir | join "" | toJson }}
+        mountPath: {{ printf "%v/%v" .Values.storage.mountPath .Values.storage.verlDir | toJson }}
         readOnly: true
       - name: checkpoints
         mountPath: {{ .Values.storage.checkpointMountPath | toJson }}
@@ -209,28 +193,28 @@ template:
       emptyDir: {}
     - name: model
       persistentVolumeClaim:
-        claimName: {{ list .Release.Name "-model-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
+        claimName: {{ printf "%v-model-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
     - name: data
       persistentVolumeClaim:
-        claimName: {{ list .Release.Name "-data-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
+        claimName: {{ printf "%v-data-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
     - name: verl
       persistentVolumeClaim:
-        claimName: {{ list .Release.Name "-verl-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
+        claimName: {{ printf "%v-verl-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
     - name: checkpoints
       persistentVolumeClaim:
-        claimName: {{ list .Release.Name "-checkpoints-" (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | join "" | toJson }}
+        claimName: {{ printf "%v-checkpoints-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
+    {{- if eq .Values.run.kind "RayCluster" }}
     - name: preflight
-      {{- if (eq .Values.run.kind "RayJob") }}
-      configMap:
-        name: {{ list .Release.Name "-preflight" | join "" | toJson }}
-      {{- end }}
-      {{- if (eq .Values.run.kind "RayCluster") }}
       projected:
         sources:
         - configMap:
-            name: {{ list .Release.Name "-preflight" | join "" | toJson }}
+            name: {{ printf "%v-preflight" .Release.Name | toJson }}
         - configMap:
-            name: {{ list .Release.Name "-submit" | join "" | toJson }}
-      {{- end }}
-{{- end }}
+            name: {{ printf "%v-submit" .Release.Name | toJson }}
+    {{- end }}
+    {{- if not (eq .Values.run.kind "RayCluster") }}
+    - name: preflight
+      configMap:
+        name: {{ printf "%v-preflight" .Release.Name | toJson }}
+    {{- end }}
 {{- end }}

@@ -1,0 +1,47 @@
+"""`_facts.tpl`: the machine facts (data/gpus/*.yaml, as values/machines.py reads them) and the
+defaults derived for each cluster mode (values/derive.py machine_defaults), under their field names;
+`verl-grpo.facts` gives one machine's in one mode, which templates bind to `$facts`."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..values.derive import machine_defaults
+from ..values.machines import gpu_profiles
+from ..values.node_fit import SIDECAR_LIMITS
+from ..values.refs import camel
+from ..yaml_io import dump
+
+FACTS = "verl-grpo.facts"
+MACHINES = "verl-grpo.machines"
+
+
+def machine_rows() -> dict[str, Any]:
+    rows = {}
+    for name, gpu in gpu_profiles().items():
+        row = {camel(k): (dict(v) if k == "nccl_env" else v) for k, v in dataclasses.asdict(gpu).items()}
+        row = {k: list(v) if isinstance(v, tuple) else v for k, v in row.items()}
+        row["defaults"] = {
+            mode: {camel(k): v for k, v in dataclasses.asdict(machine_defaults(name, mode)).items()}
+            for mode in SIDECAR_LIMITS
+        }
+        rows[name] = row
+    return rows
+
+
+def facts_template() -> str:
+    return (
+        "{{- /* By GPU type: data/gpus/*.yaml; defaults by cluster mode: values/derive.py. */}}\n"
+        f'{{{{- define "{MACHINES}" }}}}\n{dump(machine_rows())}{{{{- end }}}}\n\n'
+        "{{- /* One machine's facts in one cluster mode: (list gpuType clusterMode), as JSON. */}}\n"
+        f'{{{{- define "{FACTS}" -}}}}\n'
+        f'{{{{- $machine := index (include "{MACHINES}" . | fromYaml) (index . 0) }}}}\n'
+        '{{- toJson (merge (index $machine.defaults (index . 1)) (omit $machine "defaults")) }}\n'
+        "{{- end }}\n"
+    )
+
+
+def bind_facts(machine: str) -> str:
+    """The line that binds `$facts` at the top of a template (or named template) that reads it."""
+    return f'{{{{- $facts := include "{FACTS}" (list {machine} .Values.cluster.mode) | fromJson }}}}\n'

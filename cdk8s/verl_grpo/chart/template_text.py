@@ -1,0 +1,218 @@
+"""A chart-mode object as Helm template text: markers become actions, the decisions constructs
+stated (values/refs.py Ops) become `if`/`else` blocks and `range`s, at the place they were made."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..values.refs import CHOICE, EACH, GATE, ITEM, MARKER, ChartTable
+from ..yaml_io import dump
+
+
+@dataclass(frozen=True)
+class Action:
+    """A scalar the template computes: the text of one `{{ ... }}` action."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class GatedKey:
+    """A mapping key present only when `condition` holds (Ops.when)."""
+
+    condition: str
+    key: str
+
+
+@dataclass(frozen=True)
+class GatedItem:
+    """A list item present only when `condition` holds (Ops.listed)."""
+
+    condition: str
+    item: Any
+
+
+@dataclass(frozen=True)
+class Variants:
+    """A value chosen by conditions (Ops.choose): (condition, value) pairs, the last one's None (else)."""
+
+    choices: tuple[tuple[str | None, Any], ...]
+
+
+@dataclass(frozen=True)
+class Ranged:
+    """A list of one item per worker group, each rendered by the named template `define`."""
+
+    define: str
+    body: Any
+
+
+def to_tree(node: Any, table: ChartTable) -> Any:
+    """An object from chart mode, its markers turned into the nodes above."""
+    if isinstance(node, dict):
+        out: dict[Any, Any] = {}
+        for key, value in node.items():
+            if gate := GATE.match(str(key)):
+                key = GatedKey(table.gates[int(gate[1])], key[gate.end() :])
+            else:
+                assert not MARKER.search(str(key)) and "{{" not in str(key), f"template in a key: {key}"
+            out[key] = to_tree(value, table)
+        return out
+    if isinstance(node, list):
+        return [_item(v, table) for v in node]
+    if isinstance(node, str) and (choice := CHOICE.fullmatch(node)):
+        return _variants(int(choice[1]), table)
+    if isinstance(node, str) and (each := EACH.fullmatch(node)):
+        ranged = table.eaches[int(each[1])]
+        return Ranged(ranged.define, to_tree(ranged.body, table))
+    if isinstance(node, str) and (MARKER.search(node) or "{{" in node or "}}" in node):
+        return Action(action(node, table))
+    return node
+
+
+def _item(node: Any, table: ChartTable) -> Any:
+    if isinstance(node, dict) and len(node) == 1:
+        (key, value), = node.items()
+        if (gate := GATE.match(str(key))) and key[gate.end() :] == ITEM:
+            return GatedItem(table.gates[int(gate[1])], to_tree(value, table))
+    return to_tree(node, table)
+
+
+def _variants(index: int, table: ChartTable) -> Variants:
+    """A choice and the choices nested in its `otherwise`, as one if / else if / else chain."""
+    choices: list[tuple[str | None, Any]] = []
+    while True:
+        choice = table.choices[index]
+        choices.append((choice.condition, to_tree(choice.then, table)))
+        nested = CHOICE.fullmatch(choice.otherwise) if isinstance(choice.otherwise, str) else None
+        if nested is None:
+            choices.append((None, to_tree(choice.otherwise, table)))
+            return Variants(tuple(choices))
+        index = int(nested[1])
+
+
+def atom(go: str) -> str:
+    """An expression usable as one argument: parenthesized unless it is one word."""
+    return go if " " not in go or (go.startswith("(") and _closes_at_end(go)) else f"({go})"
+
+
+def _closes_at_end(go: str) -> bool:
+    depth, quoted = 0, False
+    for i, char in enumerate(go):
+        if char == '"' and (i == 0 or go[i - 1] != "\\"):
+            quoted = not quoted
+        elif not quoted and char in "()":
+            depth += 1 if char == "(" else -1
+            if depth == 0 and i < len(go) - 1:
+                return False
+    return True
+
+
+def action(value: str, table: ChartTable) -> str:
+    """A string with markers as one action: the marker's expression, or `printf` of the text."""
+    whole = table.lookup(value)
+    if whole is not None:
+        return f"{{{{ {whole.go} | toJson }}}}"
+    fmt, args = "", []
+    for i, piece in enumerate(MARKER.split(value)):
+        if i % 2 == 0:
+            fmt += piece.replace("%", "%%")
+        else:
+            expr = table.exprs[int(piece)]
+            # %v: a string as it is, a number as Go formats it (as Sprig's join did).
+            fmt += "%v" if expr.kind == "str" else "%s"
+            args.append(atom(expr.go) if expr.kind == "str" else f"({expr.go} | toJson)")
+    return f"{{{{ printf {json.dumps(fmt, ensure_ascii=False)} {' '.join(args)} | toJson }}}}"
+
+
+def render_tree(tree: Any, defines: dict[str, Any] | None = None) -> str:
+    """YAML text of a tree, as the YAML dumper lays it out (lists at their key's indent), with
+    Actions as `{{ ... }}`, GatedKeys, GatedItems and Variants as `if` blocks around their lines,
+    and Ranged as a `range` over the worker groups whose body goes to `defines`."""
+    return "\n".join(_Emitter(defines)._mapping(tree, 0)) + "\n"
+
+
+@dataclass
+class _Emitter:
+    defines: dict[str, Any] | None
+
+    def _mapping(self, node: dict[Any, Any], depth: int) -> list[str]:
+        pad, lines = " " * depth, []
+        for key, value in node.items():
+            if isinstance(key, GatedKey):
+                lines += [f"{pad}{{{{- if {key.condition} }}}}", *self._entry(key.key, value, depth), f"{pad}{{{{- end }}}}"]
+            elif isinstance(value, Variants):
+                for i, (cond, choice) in enumerate(value.choices):
+                    opener = "else" if cond is None else f"{'else if' if i else 'if'} {cond}"
+                    lines += [f"{pad}{{{{- {opener} }}}}", *self._entry(key, choice, depth)]
+                lines.append(f"{pad}{{{{- end }}}}")
+            else:
+                lines += self._entry(key, value, depth)
+        return lines
+
+    def _entry(self, key: str, value: Any, depth: int) -> list[str]:
+        head = f"{' ' * depth}{_scalar(key, depth)}:"
+        if isinstance(value, dict) and value:
+            return [head, *self._mapping(value, depth + 2)]
+        if isinstance(value, list) and value:
+            return [head, *self._sequence(value, depth)]
+        if isinstance(value, Ranged):
+            assert self.defines is not None, "a range outside an object"
+            self.defines[value.define] = value.body
+            return [range_block(" " * depth, key, value.define)]
+        return [f"{head} {self._value(value, depth)}"]
+
+    def _sequence(self, items: list[Any], depth: int) -> list[str]:
+        pad, lines = " " * depth, []
+        for item in items:
+            if isinstance(item, GatedItem):
+                lines += [f"{pad}{{{{- if {item.condition} }}}}", *self._item(item.item, depth), f"{pad}{{{{- end }}}}"]
+            else:
+                lines += self._item(item, depth)
+        return lines
+
+    def _item(self, item: Any, depth: int) -> list[str]:
+        pad = " " * depth
+        if isinstance(item, dict) and item:
+            first, *rest = self._mapping(item, depth + 2)
+            assert first.startswith(pad + "  ") and not first.lstrip().startswith("{{"), (
+                f"a decision on the first key of a list item: {first}"
+            )
+            return [f"{pad}- {first[depth + 2:]}", *rest]
+        if isinstance(item, list) and item:
+            first, *rest = self._sequence(item, depth + 2)
+            return [f"{pad}- {first[depth + 2:]}", *rest]
+        return [f"{pad}- {self._value(item, depth)}"]
+
+    @staticmethod
+    def _value(value: Any, depth: int) -> str:
+        if isinstance(value, Action):
+            return value.text
+        assert not isinstance(value, (GatedItem, Variants, Ranged)), f"a decision where a value belongs: {value}"
+        return _scalar(value, depth)
+
+
+def _scalar(value: Any, depth: int) -> str:
+    """A scalar (or an empty mapping or list) as the dumper writes it; a block scalar's lines
+    indented under its key."""
+    text = dump(value)
+    text = text.removesuffix("\n...\n").removesuffix("\n")
+    first, *rest = text.split("\n")
+    return "\n".join([first, *(" " * depth + line if line else line for line in rest)])
+
+
+def range_block(indent: str, key: str, define: str) -> str:
+    """`key:` then one item per worker group, each the named template given the group's view."""
+    from ..values.worker_groups import WORKER_GROUPS
+
+    include = f'include "{define}" (dict "Values" $.Values "Release" $.Release "group" $group)'
+    return (
+        f"{indent}{key}:\n"
+        f'{indent}{{{{- range $group := include "{WORKER_GROUPS}" . | fromJsonArray }}}}\n'
+        f'{indent}- {{{{- {include} | trimPrefix "\\n" | nindent {len(indent) + 2} }}}}\n'
+        f"{indent}{{{{- end }}}}"
+    )
+
+

@@ -1,0 +1,44 @@
+{{- /* The labels of every object (assembly.top_labels). */}}
+{{- define "verl-grpo.labels" }}
+app.kubernetes.io/instance: {{ .Release.Name | toJson }}
+app.kubernetes.io/managed-by: Helm
+app.kubernetes.io/name: verl-grpo
+app.kubernetes.io/part-of: verl-grpo
+helm.sh/chart: verl-grpo-0.1.0
+{{- end }}
+
+{{- /* The worker groups as their pods see the values (values/worker_groups.py group_views). */}}
+{{- define "verl-grpo.workerGroups" -}}
+{{- $groups := list }}
+{{- range $i, $g := .Values.workerGroups }}
+{{- $groups = append $groups (dict
+    "name" $g.name
+    "replicas" $g.replicas
+    "minReplicas" ($g.minReplicas | default $g.replicas)
+    "maxReplicas" ($g.maxReplicas | default $g.replicas)
+    "pool" (ternary "gpu-pool" (printf "gpu-pool-%s" $g.name) (eq $i 0))
+    "pinned" (gt (len $.Values.workerGroups) 1)
+    "capacity" ($g.capacity | default $.Values.cluster.capacity)
+    "machine" ($g.machine | default $.Values.gpu.type)) }}
+{{- end }}
+{{- toJson $groups }}
+{{- end }}
+
+{{- /* A worker pod's networking.gke.io/interfaces (values/networks.py pod_interfaces). */}}
+{{- define "verl-grpo.podInterfaces" -}}
+{{- $prefix := index . 0 }}
+{{- $interfaces := list (dict "interfaceName" "eth0" "network" "default") }}
+{{- $interfaces = append $interfaces (dict "interfaceName" "eth1" "network" (printf "%s-gvnic" $prefix)) }}
+{{- range $i := until (int (index . 1)) }}
+{{- $interfaces = append $interfaces (dict "interfaceName" (printf "eth%d" (add $i 2)) "network" (printf "%s-rdma-%d" $prefix $i)) }}
+{{- end }}
+{{- toJson $interfaces }}
+{{- end }}
+
+{{- /* Ops.quoted_lines: the machine's NCCL settings in runtimeEnvYAML. */}}
+{{- define "verl-grpo.quotedLines" -}}
+{{- $indent := index . 1 }}
+{{- range $key, $value := index . 0 }}
+{{- printf "%s%s: %q\n" $indent $key $value }}
+{{- end }}
+{{- end }}
