@@ -95,7 +95,10 @@ def test_choose_and_listed_compute_or_record_the_decision():
     table = ChartTable()
     ops = ChartOps(table)
     mode = ops.is_(table.add(".Values.cluster.mode", "str"), "standard")
-    assert table.lookup(ops.choose(mode, "a", "b")).go == '(ternary "a" "b" (eq .Values.cluster.mode "standard"))'
+    assert (
+        table.lookup(ops.choose(mode, "a", "b")).go
+        == '(ternary "a" "b" (eq .Values.cluster.mode "standard"))'
+    )
     chosen = ops.choose(mode, {"a": 1}, {"b": 2})
     assert table.choices[-1].then == {"a": 1} and chosen == "@@choice0@@"
     (item,) = ops.listed([(mode, {"name": "x"})])

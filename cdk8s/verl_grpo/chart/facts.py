@@ -7,13 +7,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..values.cross_rules import RULES
 from ..values.derive import machine_defaults
+from ..values.expressions import FACTS_HELPER, MACHINE_FACTS, MACHINE_HELPER
 from ..values.machines import gpu_profiles
 from ..values.node_fit import SIDECAR_LIMITS
 from ..values.refs import camel
 from ..yaml_io import dump
 
-FACTS = "verl-grpo.facts"
+FACTS = FACTS_HELPER
 MACHINES = "verl-grpo.machines"
 
 
@@ -22,6 +24,11 @@ def machine_rows() -> dict[str, Any]:
     for name, gpu in gpu_profiles().items():
         row = {camel(k): (dict(v) if k == "nccl_env" else v) for k, v in dataclasses.asdict(gpu).items()}
         row = {k: list(v) if isinstance(v, tuple) else v for k, v in row.items()}
+        # What the rules read (values/cross_rules.py MachineFact): the same field, or one of their own.
+        assert RULES, "the rules register their facts as they are built"
+        for fact, table in MACHINE_FACTS.items():
+            assert row.get(fact, table[name]) == table[name], f"{name}: {fact} differs from the profile's"
+            row[fact] = table[name]
         row["defaults"] = {
             mode: {camel(k): v for k, v in dataclasses.asdict(machine_defaults(name, mode)).items()}
             for mode in SIDECAR_LIMITS
@@ -34,6 +41,10 @@ def facts_template() -> str:
     return (
         "{{- /* By GPU type: data/gpus/*.yaml; defaults by cluster mode: values/derive.py. */}}\n"
         f'{{{{- define "{MACHINES}" }}}}\n{dump(machine_rows())}{{{{- end }}}}\n\n'
+        "{{- /* One machine's facts (by gpu type), as JSON. */}}\n"
+        f'{{{{- define "{MACHINE_HELPER}" -}}}}\n'
+        f'{{{{- index (include "{MACHINES}" . | fromYaml) . | toJson }}}}\n'
+        "{{- end }}\n\n"
         "{{- /* One machine's facts in one cluster mode: (list gpuType clusterMode), as JSON. */}}\n"
         f'{{{{- define "{FACTS}" -}}}}\n'
         f'{{{{- $machine := index (include "{MACHINES}" . | fromYaml) (index . 0) }}}}\n'

@@ -7,8 +7,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import yaml
+
 from ..values.refs import CHOICE, EACH, GATE, ITEM, MARKER, ChartTable
-from ..yaml_io import dump
+from ..yaml_io import ManifestDumper
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,7 @@ def to_tree(node: Any, table: ChartTable) -> Any:
 
 def _item(node: Any, table: ChartTable) -> Any:
     if isinstance(node, dict) and len(node) == 1:
-        (key, value), = node.items()
+        ((key, value),) = node.items()
         if (gate := GATE.match(str(key))) and key[gate.end() :] == ITEM:
             return GatedItem(table.gates[int(gate[1])], to_tree(value, table))
     return to_tree(node, table)
@@ -111,10 +113,30 @@ def _closes_at_end(go: str) -> bool:
 
 
 def action(value: str, table: ChartTable) -> str:
-    """A string with markers as one action: the marker's expression, or `printf` of the text."""
+    """A string with markers as one action: the marker's expression, or `printf` of the text (of
+    each line, for a long text of several)."""
     whole = table.lookup(value)
     if whole is not None:
         return f"{{{{ {whole.go} | toJson }}}}"
+    if len(value) > WIDTH:  # a piece per line, and per few words of a long line
+        pieces = [piece for line in value.splitlines(True) for piece in _pieces(line)]
+        parts = [_printf(p, table) if MARKER.search(p) else json.dumps(p, ensure_ascii=False) for p in pieces]
+        return f"{{{{ print {' '.join(atom(part) for part in parts)} | toJson }}}}"
+    return f"{{{{ {_printf(value, table)} | toJson }}}}"
+
+
+def _pieces(line: str, width: int = 80) -> list[str]:
+    """A line cut after spaces into pieces of about `width` characters (markers stay whole)."""
+    pieces = [""]
+    for word in line.split(" "):
+        if pieces[-1] and len(pieces[-1]) + len(word) > width:
+            pieces.append("")
+        pieces[-1] += word + " "
+    pieces[-1] = pieces[-1][:-1]
+    return [p for p in pieces if p]
+
+
+def _printf(value: str, table: ChartTable) -> str:
     fmt, args = "", []
     for i, piece in enumerate(MARKER.split(value)):
         if i % 2 == 0:
@@ -124,7 +146,7 @@ def action(value: str, table: ChartTable) -> str:
             # %v: a string as it is, a number as Go formats it (as Sprig's join did).
             fmt += "%v" if expr.kind == "str" else "%s"
             args.append(atom(expr.go) if expr.kind == "str" else f"({expr.go} | toJson)")
-    return f"{{{{ printf {json.dumps(fmt, ensure_ascii=False)} {' '.join(args)} | toJson }}}}"
+    return f"printf {json.dumps(fmt, ensure_ascii=False)} {' '.join(args)}".rstrip()
 
 
 def render_tree(tree: Any, defines: dict[str, Any] | None = None) -> str:
@@ -142,7 +164,11 @@ class _Emitter:
         pad, lines = " " * depth, []
         for key, value in node.items():
             if isinstance(key, GatedKey):
-                lines += [f"{pad}{{{{- if {key.condition} }}}}", *self._entry(key.key, value, depth), f"{pad}{{{{- end }}}}"]
+                lines += [
+                    f"{pad}{{{{- if {key.condition} }}}}",
+                    *self._entry(key.key, value, depth),
+                    f"{pad}{{{{- end }}}}",
+                ]
             elif isinstance(value, Variants):
                 for i, (cond, choice) in enumerate(value.choices):
                     opener = "else" if cond is None else f"{'else if' if i else 'if'} {cond}"
@@ -168,7 +194,11 @@ class _Emitter:
         pad, lines = " " * depth, []
         for item in items:
             if isinstance(item, GatedItem):
-                lines += [f"{pad}{{{{- if {item.condition} }}}}", *self._item(item.item, depth), f"{pad}{{{{- end }}}}"]
+                lines += [
+                    f"{pad}{{{{- if {item.condition} }}}}",
+                    *self._item(item.item, depth),
+                    f"{pad}{{{{- end }}}}",
+                ]
             else:
                 lines += self._item(item, depth)
         return lines
@@ -180,24 +210,29 @@ class _Emitter:
             assert first.startswith(pad + "  ") and not first.lstrip().startswith("{{"), (
                 f"a decision on the first key of a list item: {first}"
             )
-            return [f"{pad}- {first[depth + 2:]}", *rest]
+            return [f"{pad}- {first[depth + 2 :]}", *rest]
         if isinstance(item, list) and item:
             first, *rest = self._sequence(item, depth + 2)
-            return [f"{pad}- {first[depth + 2:]}", *rest]
+            return [f"{pad}- {first[depth + 2 :]}", *rest]
         return [f"{pad}- {self._value(item, depth)}"]
 
     @staticmethod
     def _value(value: Any, depth: int) -> str:
         if isinstance(value, Action):
             return value.text
-        assert not isinstance(value, (GatedItem, Variants, Ranged)), f"a decision where a value belongs: {value}"
+        assert not isinstance(value, (GatedItem, Variants, Ranged)), (
+            f"a decision where a value belongs: {value}"
+        )
         return _scalar(value, depth)
 
 
 def _scalar(value: Any, depth: int) -> str:
     """A scalar (or an empty mapping or list) as the dumper writes it; a block scalar's lines
     indented under its key."""
-    text = dump(value)
+    # A long plain string folds over lines (YAML joins them with a space, as it was).
+    text = yaml.dump(
+        value, Dumper=ManifestDumper, sort_keys=False, width=max(60, WIDTH - depth - 30), allow_unicode=True
+    )
     text = text.removesuffix("\n...\n").removesuffix("\n")
     first, *rest = text.split("\n")
     return "\n".join([first, *(" " * depth + line if line else line for line in rest)])
@@ -210,9 +245,118 @@ def range_block(indent: str, key: str, define: str) -> str:
     include = f'include "{define}" (dict "Values" $.Values "Release" $.Release "group" $group)'
     return (
         f"{indent}{key}:\n"
-        f'{indent}{{{{- range $group := include "{WORKER_GROUPS}" . | fromJsonArray }}}}\n'
+        f'{indent}{{{{- range $group := include "{WORKER_GROUPS.name}" . | fromJsonArray }}}}\n'
         f'{indent}- {{{{- {include} | trimPrefix "\\n" | nindent {len(indent) + 2} }}}}\n'
         f"{indent}{{{{- end }}}}"
     )
 
 
+# Template lines are kept within this width where an action can be broken (Go templates allow
+# newlines inside an action): a long action's arguments go one per line, indented under it.
+WIDTH = 160
+
+
+def wrap_long_lines(text: str) -> str:
+    return "\n".join(_wrapped(line) if len(line) > WIDTH else line for line in text.split("\n"))
+
+
+def _wrapped(line: str) -> str:
+    out, at = [], 0
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    for start, end in _actions(line):
+        out.append(line[at:start])
+        body = line[start + 2 : end - 2]
+        left = "-" if body.startswith("-") else ""
+        right = "-" if body.endswith("-") else ""
+        inner = body[len(left) : len(body) - len(right)].strip()
+        room = WIDTH - len("".join(out)) - 6  # what the action's first line leaves inside `{{ }}`
+        laid = _layout(_group(_tokens(inner)), indent, room)
+        out.append(f"{{{{{left} {laid} {right}}}}}".replace("  }}", " }}"))
+        at = end
+    out.append(line[at:])
+    return "".join(out)
+
+
+def _actions(line: str) -> list[tuple[int, int]]:
+    """(start, end) of each `{{ ... }}` in a line, string literals respected."""
+    spans, i = [], 0
+    while (start := line.find("{{", i)) >= 0:
+        j = start + 2
+        while j < len(line) and not line.startswith("}}", j):
+            j = _past_literal(line, j) if line[j] == '"' else j + 1
+        spans.append((start, j + 2))
+        i = j + 2
+    return spans
+
+
+def _past_literal(text: str, i: int) -> int:
+    """The index after the Go string literal that starts at text[i] (a quote)."""
+    j = i + 1
+    while j < len(text) and text[j] != '"':
+        j += 2 if text[j] == "\\" else 1
+    return j + 1
+
+
+def _tokens(body: str) -> list[str]:
+    tokens, i = [], 0
+    while i < len(body):
+        char = body[i]
+        if char == " " or char == "\n":
+            i += 1
+        elif char in "()":
+            tokens.append(char)
+            i += 1
+        else:
+            j = i
+            while j < len(body) and body[j] not in " ()\n":
+                j = _past_literal(body, j) if body[j] == '"' else j + 1
+            tokens.append(body[i:j])
+            i = j
+    return tokens
+
+
+def _group(tokens: list[str]) -> list[Any]:
+    stack: list[list[Any]] = [[]]
+    for token in tokens:
+        if token == "(":
+            stack.append([])
+        elif token == ")":
+            inner = stack.pop()
+            stack[-1].append(inner)
+        else:
+            stack[-1].append(token)
+    return stack[0]
+
+
+def _flat(item: Any) -> str:
+    return "(" + " ".join(_flat(i) for i in item) + ")" if isinstance(item, list) else item
+
+
+def _layout(items: list[Any], indent: str, room: int | None = None) -> str:
+    """Items on one line when they fit (in `room`, else the width left after `indent`), else the
+    first and each further one on a line of its own; `| fn` stays one item."""
+    items = _piped(items)
+    one = " ".join(_flat(i) for i in items)
+    room = WIDTH - len(indent) - 3 if room is None else room  # 3: a closing ` }}` after it
+    if len(one) <= room or (len(items) == 1 and not isinstance(items[0], list)):
+        return one
+    if len(items) == 1:
+        return f"({_layout(items[0], indent, room - 1)})"
+    first = _nested(items[0], indent + "  ", room)
+    return first + "".join(f"\n{indent}{_nested(i, indent + '  ')}" for i in items[1:])
+
+
+def _nested(item: Any, indent: str, room: int | None = None) -> str:
+    if isinstance(item, list):
+        return f"({_layout(item, indent, None if room is None else room - 1)})"
+    return item
+
+
+def _piped(items: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for item in items:
+        if out and out[-1] == "|":
+            out[-1] = f"| {_flat(item)}"
+        else:
+            out.append(item)
+    return out

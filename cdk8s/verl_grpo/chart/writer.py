@@ -16,11 +16,11 @@ from ..values.refs import ChartOps, ChartTable, chart_values
 from ..values.worker_groups import WORKER_GROUP_TEMPLATE
 from .facts import bind_facts, facts_template
 from .helpers import LABELS, helpers_template
-from .template_text import Action, render_tree, to_tree
+from .template_text import Action, render_tree, to_tree, wrap_long_lines
 
 # Every object's template runs the cross-field rules first (values/cross_rules.py): `helm install`
 # and `helm template` fail with the rule id, key and message `verl-grpo check` gives.
-RULES_INCLUDE = '{{- include "verl-grpo.rules" . }}\n'
+RULES_INCLUDE = '{{- include "verl-grpo.validateValues" . }}\n'
 SHARED = "Held by more than one object (constructs/: add_object(shared=...))."
 # A subtree kept in a named template: `key: <placeholder><define>` in its holder's text.
 INCLUDE = "__INCLUDE__"
@@ -73,9 +73,10 @@ def templates() -> dict[str, str]:
         for define in pending:
             rendered.add(define)
             files[define_file(define)] = define_text(define, defines[define], defines, scalars)
-    files["templates/_helpers.tpl"] = helpers_template(files.pop(define_file(LABELS)))
+    files["templates/_helpers.tpl"] = helpers_template(files.pop(define_file(LABELS)), table.helpers)
     files["templates/_rules.tpl"] = rules_template()
     files["templates/_facts.tpl"] = facts_template()
+    files = {path: wrap_long_lines(text) for path, text in files.items()}
     files.update({f"files/{name}": text for name, text in sorted(table.files.items())})
     return files
 
@@ -106,7 +107,7 @@ def define_text(define: str, tree: Any, defines: dict[str, Any], scalars: frozen
     if "$facts." in body:
         body = facts + body
     if define == WORKER_GROUP_TEMPLATE:
-        why = "One worker group: `.group` its fields (verl-grpo.workerGroups), `.Values` and `.Release` the root's."
+        why = "One worker group: `.group` its fields (verl-grpo.workerGroups), `.Values`, `.Release` the root's."
         return f'{{{{- /* {why} */}}}}\n{{{{- define "{define}" }}}}\n{body}\n{{{{- end }}}}\n'
     if define == LABELS:
         return body

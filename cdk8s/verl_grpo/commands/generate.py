@@ -24,10 +24,10 @@ def add(verbs: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Render and validate all of it first, then swap the three trees in together."""
     from .. import __version__
+    from ..chart.files import chart_files
     from ..pipeline import Request, synthesize
     from ..profiles import shipped_profiles
     from ..render.atomic import TreeWrite, write_trees
-    from ..chart.files import chart_files
     from ..render.dist import dist_files, dist_layer
     from ..render.overlays import overlay_files
     from ..render.package import chart_archive

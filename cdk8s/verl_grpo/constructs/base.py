@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..values.derive import DeploySpec
 from ..values.kueue import KUEUE_API
-from ..values.refs import Condition, RangeIndex
+from ..values.refs import Condition, Helper, RangeIndex
 from .pod_security import skip_annotations
 
 if TYPE_CHECKING:
@@ -133,10 +133,20 @@ class ManifestConstruct:
             self.includes[key] = includes
 
 
+# image() in Go.
+IMAGE = Helper(
+    "verl-grpo.image",
+    """
+{{- printf "%s:%s" .Values.image.repository .Values.image.tag }}
+{{- with .Values.image.digest }}@{{ . }}{{ end }}""",
+    "The verl image every container runs (constructs/base.py image).",
+)
+
+
 def image(spec: DeploySpec) -> str:
     """The verl image every container runs: REPOSITORY:TAG, and @DIGEST when image.digest pins it."""
     i = spec.values.image
-    return f"{i.repository}:{i.tag}{spec.ops.prefixed(i.digest, '@')}"
+    return spec.ops.helper(IMAGE, None, lambda: f"{i.repository}:{i.tag}{'@' + i.digest if i.digest else ''}")
 
 
 def pod_labels(release_name: str) -> dict[str, str]:

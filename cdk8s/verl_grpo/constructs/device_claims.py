@@ -48,7 +48,10 @@ class DeviceClaims(ManifestConstruct):
                             "requests": [
                                 {
                                     "name": "rdma",
-                                    "exactly": {"deviceClassName": DRANET_DEVICE_CLASS, "allocationMode": "All"},
+                                    "exactly": {
+                                        "deviceClassName": DRANET_DEVICE_CLASS,
+                                        "allocationMode": "All",
+                                    },
                                 }
                             ]
                         }
@@ -67,7 +70,9 @@ class DeviceClaims(ManifestConstruct):
             kind="ComputeDomain",
             name=domain,
             when=ops.flag(spec.gpu.imex),
-            body={"spec": {"numNodes": nodes, "channel": {"resourceClaimTemplate": {"name": self.imex_channel}}}},
+            body={
+                "spec": {"numNodes": nodes, "channel": {"resourceClaimTemplate": {"name": self.imex_channel}}}
+            },
         )
 
     def claims(self, group: DeploySpec) -> list[tuple[Condition, str, str]]:

@@ -116,7 +116,5 @@ class GrpoRayJob(ManifestConstruct):
                 "data/entrypoint.sh": ENTRYPOINT_TEMPLATE,
                 "data/runtime-env.yaml": RUNTIME_ENV_TEMPLATE,
             },
-            body={
-                "data": {"entrypoint.sh": entrypoint(spec), "runtime-env.yaml": runtime_env_yaml(spec)}
-            },
+            body={"data": {"entrypoint.sh": entrypoint(spec), "runtime-env.yaml": runtime_env_yaml(spec)}},
         )

@@ -61,7 +61,9 @@ class KueueQueue(ManifestConstruct):
             "cpu-flavor",
             kind="ResourceFlavor",
             name=cpu_flavor,
-            body=ops.when(ops.is_(v.cluster.mode, "standard"), {"spec": {"nodeLabels": cpu_pool_selector(v)}}),
+            body=ops.when(
+                ops.is_(v.cluster.mode, "standard"), {"spec": {"nodeLabels": cpu_pool_selector(v)}}
+            ),
         )
         # The labels every group's workers select: with groups of several capacities (the rule
         # queue-objects-flex-start-alone keeps flex-start out of such a mix) the machine's alone.

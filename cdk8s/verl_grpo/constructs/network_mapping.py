@@ -26,7 +26,9 @@ class NetworkMapping(ManifestConstruct):
 
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
         ops, v = spec.ops, spec.values
-        super().__init__(scope, id, spec, when=ops.all_of(multi_network(spec), ops.flag(v.network.create_objects)))
+        super().__init__(
+            scope, id, spec, when=ops.all_of(multi_network(spec), ops.flag(v.network.create_objects))
+        )
         gvnic = gvnic_network(v.network.prefix)
         self._add_network("gvnic", gvnic)
         for i in ops.indexes(spec.gpu.rdma_nics):
@@ -48,7 +50,11 @@ class NetworkMapping(ManifestConstruct):
             body={
                 "spec": {
                     "type": "Device",
-                    "parametersRef": {"group": "networking.gke.io", "kind": "GKENetworkParamSet", "name": net.name},
+                    "parametersRef": {
+                        "group": "networking.gke.io",
+                        "kind": "GKENetworkParamSet",
+                        "name": net.name,
+                    },
                 }
             },
         )

@@ -49,7 +49,10 @@ class PreflightScript(ManifestConstruct):
     def volumes(self) -> list[Any]:
         """The `preflight` volume: the ConfigMap, projected with the submit one on a RayCluster."""
         sources = [self.config_map, self.submit_config_map]
-        projected = {"name": "preflight", "projected": {"sources": [{"configMap": {"name": n}} for n in sources]}}
+        projected = {
+            "name": "preflight",
+            "projected": {"sources": [{"configMap": {"name": n}} for n in sources]},
+        }
         alone = {"name": "preflight", "configMap": {"name": self.config_map}}
         with_submit = self.with_submit_config
         return self.ops.listed([(with_submit, projected), (self.ops.negate(with_submit), alone)])

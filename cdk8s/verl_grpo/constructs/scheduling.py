@@ -32,7 +32,9 @@ def arch_toleration(arch: str) -> dict[str, str]:
 def cpu_node_selector(spec: DeploySpec) -> object:
     """The CPU pool on Standard, a compute class on Autopilot."""
     v = spec.values
-    return spec.ops.choose(spec.ops.is_(v.cluster.mode, "standard"), cpu_pool_selector(v), compute_class_selector(v))
+    return spec.ops.choose(
+        spec.ops.is_(v.cluster.mode, "standard"), cpu_pool_selector(v), compute_class_selector(v)
+    )
 
 
 def cpu_pool_selector(v: Values) -> dict[str, str]:
@@ -101,6 +103,9 @@ def worker_tolerations(spec: DeploySpec) -> object:
         v.worker.tolerations,
         [
             (ops.negate(ops.is_(spec.gpu.arch, "amd64")), arch_toleration(spec.gpu.arch)),
-            (ops.all_of(ops.flag(v.queue.enabled), ops.is_(v.cluster.capacity, "flex-start")), QUEUED_TOLERATION),
+            (
+                ops.all_of(ops.flag(v.queue.enabled), ops.is_(v.cluster.capacity, "flex-start")),
+                QUEUED_TOLERATION,
+            ),
         ],
     )

@@ -86,7 +86,9 @@ class VerlRayCluster(ManifestConstruct):
         self.name = ray_cluster_name(spec)
 
         def workers(group: GroupView) -> dict[str, Any]:
-            return self._workers(group_spec(spec, group.values), group, storage, network, claims, identity, preflight)
+            return self._workers(
+                group_spec(spec, group.values), group, storage, network, claims, identity, preflight
+            )
 
         self.spec = {
             "rayVersion": spec.values.ray.version,
@@ -143,7 +145,11 @@ class VerlRayCluster(ManifestConstruct):
                             ],
                         }
                     ],
-                    "volumes": [{"name": "ray-logs", "emptyDir": {}}, *storage.volumes(), *preflight.volumes()],
+                    "volumes": [
+                        {"name": "ray-logs", "emptyDir": {}},
+                        *storage.volumes(),
+                        *preflight.volumes(),
+                    ],
                 },
             },
         }

@@ -101,7 +101,9 @@ def gpu_selector_labels(v: Values, ops: Ops) -> dict[str, object]:
     for c in CAPACITIES.values():
         labels |= ops.when(ops.is_(v.cluster.capacity, c.name), c.labels)
     for c in CAPACITIES.values():
-        extra = {k: val.replace("{reservation}", v.cluster.reservation) for k, val in c.autopilot_labels.items()}
+        extra = {
+            k: val.replace("{reservation}", v.cluster.reservation) for k, val in c.autopilot_labels.items()
+        }
         labels |= ops.when(ops.all_of(autopilot, ops.is_(v.cluster.capacity, c.name)), extra)
     # The RoCE network profile is zonal (<zone>-vpc-roce) and Autopilot picks a node's zone
     # from the pod: pin the workers to the zone of the RDMA VPC (well-known node label,

@@ -12,11 +12,13 @@ README as CLI-only.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..verl_check.steps import GSM8K_TRAIN_ROWS
-from .derive import worker_cpu_default, worker_ephemeral_default, worker_memory_default
+from .derive import machine_defaults
 from .expressions import (
     GROUP_TEMPLATES,
     QUANTITY_TEMPLATE,
@@ -25,6 +27,8 @@ from .expressions import (
     Expr,
     G,
     Lookup,
+    MachineFact,
+    MachineModeFact,
     OneCapacity,
     RepeatedGroups,
     Scope,
@@ -75,8 +79,14 @@ class CrossRule:
         return "".join(p if isinstance(p, str) else str(p.py(scope)) for p in self.message)
 
     def go_message(self) -> str:
-        parts = [json.dumps(p) if isinstance(p, str) else p.go() for p in self.message]
+        parts = [" ".join(_literals(p)) if isinstance(p, str) else p.go() for p in self.message]
         return f"(print {json.dumps(self.key + ': ')} {' '.join(parts)} {json.dumps(f' [{self.id}]')})"
+
+
+def _literals(text: str, width: int = 72) -> list[str]:
+    """A long message text as several string literals (`print` joins them), for short lines."""
+    pieces = re.findall(rf".{{1,{width}}}(?: |$)|.+?(?: |$)", text)
+    return [json.dumps(p) for p in pieces if p] or [json.dumps(text)]
 
 
 # KubeRay's name limits (kuberay.NAME_MAX); the kit appends '-' and 8 hex digits of the spec's
@@ -93,8 +103,10 @@ RELEASE = V("Release.Name")
 WORKERS = Workers()
 RUN_KIND, MODE, CAPACITY = V("Values.run.kind"), V("Values.cluster.mode"), V("Values.cluster.capacity")
 SIDECAR_MODE_SINCE = SUBMISSION_MODE_SINCE["SidecarMode"]
-GPUS_PER_NODE = Lookup(
-    V("Values.gpu.type"), tuple((t, p.gpus_per_node) for t, p in sorted(gpu_profiles().items()))
+GPUS_PER_NODE = MachineFact(
+    "gpusPerNode",
+    V("Values.gpu.type"),
+    tuple((t, p.gpus_per_node) for t, p in sorted(gpu_profiles().items())),
 )
 RAYJOB_NAME_LENGTH = op("plus", op("length", RELEASE, "-", V("Values.run.name")), DIGEST_SUFFIX)
 
@@ -120,11 +132,12 @@ GROUP_MACHINE = op("or", G("machine"), GPU)
 GROUP_CAPACITY = op("or", G("capacity"), CAPACITY)
 
 
-def _by_gpu(fact, machine: Expr = GPU) -> Lookup:
-    return Lookup(machine, tuple((name, fact(profile)) for name, profile in GPUS))
+def _by_gpu(name: str, fact: Callable[[GpuProfile], Any], machine: Expr = GPU) -> MachineFact:
+    """A fact of each machine (data/gpus/), named as the chart's `_facts.tpl` holds it."""
+    return MachineFact(name, machine, tuple((gpu, fact(profile)) for gpu, profile in GPUS))
 
 
-GROUP_ARCH = _by_gpu(lambda p: p.arch, GROUP_MACHINE)
+GROUP_ARCH = _by_gpu("arch", lambda p: p.arch, GROUP_MACHINE)
 
 
 def _sidecar_limit(key: str, i: int) -> Expr:
@@ -157,17 +170,21 @@ def _worker_resource(
     unit: str,
     scale: float,
     field: str,
-    default,
-    allocatable,
+    allocatable: Callable[[GpuProfile], float],
 ) -> WorkerResource:
-    defaults = tuple((f"{g}/{m}", default(p, m)) for g, p in GPUS for m in MODES)
+    name = key.split(".")[-1]  # cpu, memory, ephemeralStorage
+    title = name[0].upper() + name[1:]
+    attr = "worker_" + re.sub(r"([A-Z])", r"_\1", name).lower()
+    defaults = tuple(((g, m), getattr(machine_defaults(g, m), attr)) for g, _ in GPUS for m in MODES)
     # Each group's pods get their machine's default and must fit its nodes (derive.group_spec).
     sidecar = op("or", sidecar_limit, getattr(FUSE_SIDECAR_DEFAULT_REQUEST, field))
     return WorkerResource(
         key,
         unit,
         scale,
-        request=op("or", V(f"Values.{key}"), Lookup(op("concat", GROUP_MACHINE, "/", MODE), defaults)),
+        request=op(
+            "or", V(f"Values.{key}"), MachineModeFact(f"worker{title}", GROUP_MACHINE, MODE, defaults)
+        ),
         others=op(
             "addf",
             getattr(GPU_NODE_DAEMONSETS, field),
@@ -175,7 +192,7 @@ def _worker_resource(
             getattr(PREFETCH_SIDECAR, field),
             getattr(LOG_SHIPPER, field),
         ),
-        room=_by_gpu(allocatable, GROUP_MACHINE),
+        room=_by_gpu(f"allocatable{title}", allocatable, GROUP_MACHINE),
     )
 
 
@@ -185,7 +202,6 @@ CPU = _worker_resource(
     " CPUs",
     1,
     "cpu",
-    worker_cpu_default,
     lambda p: allocatable_cpu(p.vcpu),
 )
 MEMORY = _worker_resource(
@@ -194,7 +210,6 @@ MEMORY = _worker_resource(
     "Gi",
     GIB,
     "memory",
-    worker_memory_default,
     lambda p: allocatable_memory_gib(p.memory_gb) * GIB,
 )
 FILE_CACHE = op("quantity", V("Values.storage.fileCacheCapacity"))
@@ -213,7 +228,6 @@ EPHEMERAL = _worker_resource(
     "Gi",
     GIB,
     "ephemeral",
-    worker_ephemeral_default,
     gpu_node_ephemeral_bytes,
 )
 
@@ -229,7 +243,7 @@ def _fit_rule(r: WorkerResource) -> CrossRule:
             "' plus the sidecars (GCS FUSE, log shipper) and GKE's DaemonSets (",
             r.shown(r.others),
             f"{r.unit}) exceeds what ",
-            _by_gpu(lambda p: p.machine_type, GROUP_MACHINE),
+            _by_gpu("machineType", lambda p: p.machine_type, GROUP_MACHINE),
             " can allocate (",
             r.shown(r.room),
             f"{r.unit}); at most ",
@@ -495,7 +509,7 @@ def _queue_rules() -> tuple[CrossRule, ...]:
                 op(
                     "or",
                     op("eq", V("Values.network.rdma"), "dranet"),
-                    op("eq", _by_gpu(lambda p: "imex" if p.imex else "", GROUP_MACHINE), "imex"),
+                    op("eq", _by_gpu("imexWord", lambda p: "imex" if p.imex else "", GROUP_MACHINE), "imex"),
                 ),
             ),
             (
@@ -579,11 +593,16 @@ def _queue_rules() -> tuple[CrossRule, ...]:
     )
 
 
-def _refused(value: Expr, offered, machine: Expr) -> Expr:
-    return op("not", op("matches", value, _by_gpu(lambda p: "^(" + "|".join(offered(p)) + ")$", machine)))
+def _refused(value: Expr, offered: str, machine: Expr) -> Expr:
+    pattern = _by_gpu(f"{offered}Pattern", lambda p: "^(" + "|".join(getattr(p, offered)) + ")$", machine)
+    return op("not", op("matches", value, pattern))
 
 
-def _offered(key: str, value: Expr, offered) -> CrossRule:
+def _listed(offered: str, machine: Expr = GPU) -> Expr:
+    return _by_gpu(f"{offered}Listed", lambda p: ", ".join(getattr(p, offered)), machine)
+
+
+def _offered(key: str, value: Expr, offered: str) -> CrossRule:
     """A machine GKE does not offer with this value (data/gpus/ modes, capacities)."""
     return CrossRule(
         f"gpu-{key.rsplit('.', 1)[-1]}-offered",
@@ -595,14 +614,14 @@ def _offered(key: str, value: Expr, offered) -> CrossRule:
             "': gpu.type '",
             GPU,
             "' (",
-            _by_gpu(lambda p: p.machine_type),
+            _by_gpu("machineType", lambda p: p.machine_type),
             ") comes only with ",
-            _by_gpu(lambda p: ", ".join(offered(p))),
+            _listed(offered),
         ),
     )
 
 
-def _group_offered(rule_id: str, key: str, value: Expr, offered) -> CrossRule:
+def _group_offered(rule_id: str, key: str, value: Expr, offered: str) -> CrossRule:
     """A group's machine GKE does not offer with the group's capacity or in cluster.mode, where
     the group names a capacity or machine of its own (else the gpu-*-offered rules speak)."""
     own = op("or", op("ne", G("capacity"), ""), op("ne", G("machine"), ""))
@@ -618,9 +637,9 @@ def _group_offered(rule_id: str, key: str, value: Expr, offered) -> CrossRule:
             "' runs on ",
             GROUP_MACHINE,
             " (",
-            _by_gpu(lambda p: p.machine_type, GROUP_MACHINE),
+            _by_gpu("machineType", lambda p: p.machine_type, GROUP_MACHINE),
             "), which comes only with ",
-            _by_gpu(lambda p: ", ".join(offered(p)), GROUP_MACHINE),
+            _listed(offered, GROUP_MACHINE),
         ),
         each_group=True,
     )
@@ -644,18 +663,18 @@ def _group_machine_rules() -> tuple[CrossRule, ...]:
         CrossRule(
             "group-machine-joins-run",
             "workerGroups.machine",
-            op("ne", _by_gpu(world, GROUP_MACHINE), _by_gpu(world)),
+            op("ne", _by_gpu("world", world, GROUP_MACHINE), _by_gpu("world", world)),
             (
                 "group '",
                 G("name"),
                 "' runs on ",
                 GROUP_MACHINE,
                 " (",
-                _by_gpu(world, GROUP_MACHINE),
+                _by_gpu("world", world, GROUP_MACHINE),
                 "), but every worker joins one verl and NCCL world made for gpu.type '",
                 GPU,
                 "' (",
-                _by_gpu(world),
+                _by_gpu("world", world),
                 "); use a machine that matches it, or gpu.type",
             ),
             each_group=True,
@@ -677,7 +696,7 @@ def _group_machine_rules() -> tuple[CrossRule, ...]:
                 ", but its capacity is reservation '",
                 V("Values.cluster.reservation"),
                 "', which holds gpu.type's machine (",
-                _by_gpu(lambda p: p.machine_type),
+                _by_gpu("machineType", lambda p: p.machine_type),
                 "); give the group capacity of its own (spot, flex-start, on-demand)",
             ),
             each_group=True,
@@ -707,14 +726,12 @@ def _group_machine_rules() -> tuple[CrossRule, ...]:
 def _machine_rules() -> tuple[CrossRule, ...]:
     """What a machine (data/gpus/) or GKE's DRANET does not offer."""
     queued = V("Values.queue.enabled")
-    sub_block = _by_gpu(lambda p: p.sub_block_nodes or 0, GROUP_MACHINE)
+    sub_block = _by_gpu("subBlockNodesOrZero", lambda p: p.sub_block_nodes or 0, GROUP_MACHINE)
     return (
-        _offered("cluster.mode", MODE, lambda p: p.modes),
-        _offered("cluster.capacity", CAPACITY, lambda p: p.capacities),
-        _group_offered(
-            "group-capacity-offered", "workerGroups.capacity", GROUP_CAPACITY, lambda p: p.capacities
-        ),
-        _group_offered("group-mode-offered", "workerGroups.machine", MODE, lambda p: p.modes),
+        _offered("cluster.mode", MODE, "modes"),
+        _offered("cluster.capacity", CAPACITY, "capacities"),
+        _group_offered("group-capacity-offered", "workerGroups.capacity", GROUP_CAPACITY, "capacities"),
+        _group_offered("group-mode-offered", "workerGroups.machine", MODE, "modes"),
         *_group_machine_rules(),
         # Autopilot turns DRANET on through a custom ComputeClass (nodePoolConfig.dra.networking,
         # GKE 1.35.2-gke.1842000; values/networks.py cites the page), which the kit does not render.
@@ -736,7 +753,11 @@ def _machine_rules() -> tuple[CrossRule, ...]:
                 op("gt", G("replicas"), sub_block),
                 op(
                     "or",
-                    op("ne", _by_gpu(lambda p: p.accelerator_topology, GROUP_MACHINE), ""),
+                    op(
+                        "ne",
+                        _by_gpu("acceleratorTopology", lambda p: p.accelerator_topology, GROUP_MACHINE),
+                        "",
+                    ),
                     op(
                         "and",
                         queued,
@@ -751,7 +772,7 @@ def _machine_rules() -> tuple[CrossRule, ...]:
                 "' has ",
                 G("replicas"),
                 " workers, but a sub-block of ",
-                _by_gpu(lambda p: p.machine_type, GROUP_MACHINE),
+                _by_gpu("machineType", lambda p: p.machine_type, GROUP_MACHINE),
                 " holds ",
                 sub_block,
                 " nodes, and its node pool's placement policy or queue.topology keeps a group in one",
@@ -1020,21 +1041,54 @@ def violations(
     return out
 
 
-def rules_template() -> str:
-    """templates/_rules.tpl: every rule as `fail`; each object's template includes it."""
-    lines = [
-        "{{- /* The kit's cross-field rules (values/cross_rules.py), as `verl-grpo check` runs them. */}}"
-    ]
-    lines += [QUANTITY_TEMPLATE, WORKER_COUNT_TEMPLATE, *GROUP_TEMPLATES]
-    lines.append('{{- define "verl-grpo.rules" }}')
+VALIDATE_VALUES = "verl-grpo.validateValues"
+
+
+def rule_templates() -> list[str]:
+    """Each rule's named template: verl-grpo.rule.<id>, numbered where one id has several rules."""
+    seen: dict[str, int] = {}
+    names = []
     for r in RULES:
-        test = [f"{{{{- if {r.when.go()} }}}}", f"{{{{- fail {r.go_message()} }}}}", "{{- end }}"]
+        seen[r.id] = seen.get(r.id, 0) + 1
+        names.append(f"verl-grpo.rule.{r.id}" + (f".{seen[r.id]}" if seen[r.id] > 1 else ""))
+    return names
+
+
+def rules_template() -> str:
+    """templates/_rules.tpl: each rule a named template that prints its message when the values
+    break it (each group's, for a per-group rule), and `verl-grpo.validateValues`, which every
+    object's template includes: it fails once with every message, as Bitnami's charts do."""
+    lines = [
+        "{{- /* The kit's cross-field rules (values/cross_rules.py), as `verl-grpo check` runs them. */}}",
+        # One action a line (`{{-` trims the line break before it).
+        *(
+            t.replace("}}{{-", "}}\n{{-")
+            for t in (QUANTITY_TEMPLATE, WORKER_COUNT_TEMPLATE, *GROUP_TEMPLATES)
+        ),
+        "",
+    ]
+    names = rule_templates()
+    for r, name in zip(RULES, names, strict=True):
+        test = [f"{{{{- if {r.when.go()} }}}}", f"{{{{ {r.go_message()} }}}}", "{{- end }}"]
         if r.each_group:
             test = [
                 "{{- range $group := .Values.workerGroups }}",
-                *(from_root(line) for line in test),
+                *(from_root(t) for t in test),
                 "{{- end }}",
             ]
-        lines += test
-    lines.append("{{- end }}")
+        lines += [f'{{{{- define "{name}" }}}}', *test, "{{- end }}"]
+    lines += [
+        "",
+        "{{- /* Every rule's messages, each once; fail with all of them. */}}",
+        f'{{{{- define "{VALIDATE_VALUES}" }}}}',
+        "{{- $messages := list }}",
+    ]
+    for name in names:
+        rule = f'include "{name}" .'
+        lines.append(f'{{{{- $messages = concat $messages (splitList "\\n" ({rule})) }}}}')
+    lines += [
+        '{{- $messages = without ($messages | uniq) "" }}',
+        '{{- if $messages }}{{ fail (join "\\n" $messages) }}{{ end }}',
+        "{{- end }}",
+    ]
     return "\n".join(lines) + "\n"

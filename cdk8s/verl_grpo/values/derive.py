@@ -29,13 +29,19 @@ from .node_fit import (
     Amounts,
     sidecars,
 )
-from .refs import Ops
+from .refs import Helper, Ops
 
 # The GPU pods' FUSE sidecar ephemeral limit with the default file cache (derive's
 # gpu_sidecar_ephemeral_storage_limit): what the workers' derived defaults leave it.
 GPU_SIDECAR_EPHEMERAL_DEFAULT = Ops().quantity_plus(FILE_CACHE_CAPACITY, GPU_SIDECAR_EPHEMERAL_HEADROOM)
 
 CHART_NAME = "verl-grpo"
+# Derived.storage_digest in Go (Ops.leaves_digest of the bucket and the capacity).
+STORAGE_DIGEST = Helper(
+    "verl-grpo.storageDigest",
+    "{{- list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8 }}",
+    "The PV and PVC names' suffix: a digest of storage.bucket and storage.capacity (Derived.storage_digest).",
+)
 
 
 class Release(NamedTuple):
@@ -142,7 +148,9 @@ def derive(values: Values, ops: Ops) -> Derived:
     return Derived(
         worker_cpu=ops.or_default(values.worker.cpu, defaults.worker_cpu),
         worker_memory=ops.or_default(values.worker.memory, defaults.worker_memory),
-        worker_ephemeral_storage=ops.or_default(values.worker.ephemeral_storage, defaults.worker_ephemeral_storage),
+        worker_ephemeral_storage=ops.or_default(
+            values.worker.ephemeral_storage, defaults.worker_ephemeral_storage
+        ),
         sidecar_cpu_limit=ops.or_default(sidecar.cpu_limit, defaults.sidecar_cpu_limit),
         sidecar_memory_limit=ops.or_default(sidecar.memory_limit, defaults.sidecar_memory_limit),
         sidecar_ephemeral_storage_limit=ops.or_default(
@@ -153,7 +161,9 @@ def derive(values: Values, ops: Ops) -> Derived:
             ops.quantity_plus(values.storage.file_cache_capacity, GPU_SIDECAR_EPHEMERAL_HEADROOM),
         ),
         experiment_name=ops.or_default(values.training.experiment_name, values.run.name),
-        storage_digest=ops.leaves_digest(values.storage.bucket, values.storage.capacity),
+        storage_digest=ops.helper(
+            STORAGE_DIGEST, None, lambda: Ops().leaves_digest(values.storage.bucket, values.storage.capacity)
+        ),
         rayjob_version_fields=_rayjob_version_fields(values, ops),
     )
 
@@ -168,7 +178,9 @@ def _rayjob_version_fields(values: Values, ops: Ops) -> dict[str, object]:
 
 def deploy_spec(values: Values, release: Release, ops: Ops | None = None) -> DeploySpec:
     ops = ops or Ops()
-    return DeploySpec(values, ops.machine(values, GpuProfile, machine_profile), derive(values, ops), release, ops)
+    return DeploySpec(
+        values, ops.machine(values, GpuProfile, machine_profile), derive(values, ops), release, ops
+    )
 
 
 def group_spec(spec: DeploySpec, group_values: Values) -> DeploySpec:

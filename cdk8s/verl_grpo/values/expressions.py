@@ -57,6 +57,9 @@ class C(Expr):
         return self.value
 
     def go(self) -> str:
+        if isinstance(self.value, str) and len(self.value) > 72:  # `print` joins the pieces
+            pieces = [self.value[i : i + 72] for i in range(0, len(self.value), 72)]
+            return "(print " + " ".join(json.dumps(p) for p in pieces) + ")"
         return json.dumps(self.value)
 
 
@@ -285,6 +288,53 @@ def _e(x: Expr | Any) -> Expr:
 
 def op(name: str, *args: Expr | Any) -> Op:
     return Op(name, tuple(_e(a) for a in args))
+
+
+# One machine's facts as JSON (chart/facts.py writes the table into _facts.tpl, with every fact a
+# MachineFact names); the rules read them through it instead of holding the table.
+MACHINE_HELPER = "verl-grpo.machine"
+# One machine's facts in one cluster mode (the derived defaults too), as JSON.
+FACTS_HELPER = "verl-grpo.facts"
+# Every fact a rule reads by machine, by name: chart/facts.py adds each to the machine's row.
+MACHINE_FACTS: dict[str, dict[str, Any]] = {}
+
+
+@dataclass(frozen=True)
+class MachineFact(Expr):
+    """A fact of a machine (by gpu.type or a group's machine), named as `_facts.tpl` holds it."""
+
+    name: str
+    machine: Expr
+    table: tuple[tuple[str, Any], ...]
+
+    def __post_init__(self) -> None:
+        known = MACHINE_FACTS.setdefault(self.name, dict(self.table))
+        assert known == dict(self.table), f"two facts named {self.name}"
+
+    def py(self, scope: Scope) -> Any:
+        return dict(self.table)[self.machine.py(scope)]
+
+    def go(self) -> str:
+        machine = f"(include {json.dumps(MACHINE_HELPER)} {self.machine.go()} | fromJson)"
+        read = f"(index {machine} {json.dumps(self.name)})"
+        return f"(int {read})" if all(type(v) is int for _, v in self.table) else read
+
+
+@dataclass(frozen=True)
+class MachineModeFact(Expr):
+    """A default derived for a machine in a cluster mode (values/derive.py MachineDefaults)."""
+
+    name: str
+    machine: Expr
+    mode: Expr
+    table: tuple[tuple[tuple[str, str], Any], ...]
+
+    def py(self, scope: Scope) -> Any:
+        return dict(self.table)[(self.machine.py(scope), self.mode.py(scope))]
+
+    def go(self) -> str:
+        facts = f"(include {json.dumps(FACTS_HELPER)} (list {self.machine.go()} {self.mode.go()}) | fromJson)"
+        return f"(index {facts} {json.dumps(self.name)})"
 
 
 @dataclass(frozen=True)

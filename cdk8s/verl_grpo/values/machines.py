@@ -87,8 +87,10 @@ def gpu_profiles() -> dict[str, GpuProfile]:
             imex=bool(d.get("imex", False)),
             nccl_env=tuple(
                 sorted(
-                    (({"NCCL_TUNER_CONFIG_PATH": d["ncclTunerConfig"]} if d["ncclTunerConfig"] else {})
-                    | {str(k): str(v) for k, v in (d.get("ncclEnv") or {}).items()}).items()
+                    (
+                        ({"NCCL_TUNER_CONFIG_PATH": d["ncclTunerConfig"]} if d["ncclTunerConfig"] else {})
+                        | {str(k): str(v) for k, v in (d.get("ncclEnv") or {}).items()}
+                    ).items()
                 )
             ),
             nccl_gate_min_bus_gbps=nccl_gate_threshold(int(d["gpuNetworkGbps"])),

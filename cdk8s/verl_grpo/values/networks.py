@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .refs import Helper
+
 # GKE managed DRANET (https://cloud.google.com/kubernetes-engine/docs/how-to/allocate-network-resources-dra,
 # "Allocate network resources by using GKE managed DRANET", 2026-04-10): a node pool labelled
 # cloud.google.com/gke-networking-dra-driver=true (created with --accelerator-network-profile=auto,
@@ -39,23 +41,25 @@ def rdma_network(prefix: str, index: object) -> NicNetwork:
     return NicNetwork(f"{prefix}-rdma-{index}", f"{prefix}-rdma-net", f"{prefix}-rdma-sub-{index}", "RDMA")
 
 
-# The chart's pod_interfaces (chart/helpers.py writes it into _helpers.tpl): (list prefix count).
-POD_INTERFACES = "verl-grpo.podInterfaces"
-POD_INTERFACES_HELPER = f"""\
-{{{{- define "{POD_INTERFACES}" -}}}}
-{{{{- $prefix := index . 0 }}}}
-{{{{- $interfaces := list (dict "interfaceName" "eth0" "network" "default") }}}}
-{{{{- $interfaces = append $interfaces (dict "interfaceName" "eth1" "network" (printf "%s-gvnic" $prefix)) }}}}
-{{{{- range $i := until (int (index . 1)) }}}}
-{{{{- $interfaces = append $interfaces (dict "interfaceName" (printf "eth%d" (add $i 2)) "network" (printf "%s-rdma-%d" $prefix $i)) }}}}
-{{{{- end }}}}
-{{{{- toJson $interfaces }}}}
-{{{{- end }}}}
-"""
+# pod_interfaces in Go: (list prefix count).
+POD_INTERFACES = Helper(
+    "verl-grpo.podInterfaces",
+    """
+{{- $prefix := index . 0 }}
+{{- $interfaces := list (dict "interfaceName" "eth0" "network" "default") }}
+{{- $interfaces = append $interfaces (dict "interfaceName" "eth1" "network" (printf "%s-gvnic" $prefix)) }}
+{{- range $i := until (int (index . 1)) }}
+{{- $rdma := dict "interfaceName" (printf "eth%d" (add $i 2)) "network" (printf "%s-rdma-%d" $prefix $i) }}
+{{- $interfaces = append $interfaces $rdma }}
+{{- end }}
+{{- toJson $interfaces }}""",
+    "A worker pod's networking.gke.io/interfaces (values/networks.py pod_interfaces).",
+)
 
 
 def pod_interfaces(prefix: str, rdma_nics: int) -> list[dict[str, str]]:
     """GKE's networking.gke.io/interfaces: eth0 on the default network, then each of nic_networks."""
     return [{"interfaceName": "eth0", "network": "default"}] + [
-        {"interfaceName": f"eth{i + 1}", "network": net.name} for i, net in enumerate(nic_networks(prefix, rdma_nics))
+        {"interfaceName": f"eth{i + 1}", "network": net.name}
+        for i, net in enumerate(nic_networks(prefix, rdma_nics))
     ]

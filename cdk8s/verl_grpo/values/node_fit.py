@@ -55,6 +55,8 @@ LOG_SHIPPER = amounts(LOG_SHIPPER_CPU, LOG_SHIPPER_MEMORY)
 # Autopilot GPU nodes: "the sidecar container CPU allocation cannot exceed 2 vCPU and memory
 # allocation cannot exceed 14 GiB" (gcs-fuse-csi-driver docs/troubleshooting.md, 2026-06).
 AUTOPILOT_GPU_SIDECAR_CPU_MAX, AUTOPILOT_GPU_SIDECAR_MEMORY_MAX = "2", "14Gi"
+
+
 # The sidecar's (cpu, memory, ephemeral storage) limits when the values leave them empty. "0"
 # (unlimited) is allowed on Standard only ("You cannot use value "0" ... on Autopilot clusters",
 # same file); on Autopilot the most it may have, and the limit is also its request there.

@@ -23,8 +23,6 @@ from typing import Any, NoReturn, TypeVar
 T = TypeVar("T")
 MIB = 2**20
 QUANTITY_DEFINE = "verl-grpo.quantity"  # expressions.QUANTITY_TEMPLATE, which imports this module
-# "<indent>KEY: "VALUE"" lines of a mapping, sorted by key (Ops.quoted_lines; chart/helpers.py).
-QUOTED_LINES = "verl-grpo.quotedLines"
 
 MARKER = re.compile(r"@@(\d+)@@")
 # A mapping key that exists only when a condition holds: "@@ifN@@key" (N indexes ChartTable.gates).
@@ -47,6 +45,32 @@ class GoExpr:
 
     go: str
     kind: str
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A named template of the chart's _helpers.tpl: the Go twin of the Python function `why` names
+    (Ops.helper computes that function outside the chart; the parity tests hold the two equal)."""
+
+    name: str
+    body: str
+    why: str
+
+    def define(self) -> str:
+        head = f'{{{{- /* {self.why} */}}}}\n{{{{- define "{self.name}" -}}}}'
+        return f"{head}\n{self.body.strip()}\n{{{{- end }}}}\n"
+
+
+# Ops.quoted_lines: `<indent>KEY: "VALUE"` per entry of a string map, sorted by key; (list map indent).
+QUOTED_LINES = Helper(
+    "verl-grpo.quotedLines",
+    """
+{{- $indent := index . 1 }}
+{{- range $key, $value := index . 0 }}
+{{- printf "%s%s: %q\\n" $indent $key $value }}
+{{- end }}""",
+    "Ops.quoted_lines: a string map's entries as double-quoted YAML lines, sorted by key.",
+)
 
 
 @dataclass(frozen=True)
@@ -73,6 +97,7 @@ class ChartTable:
     choices: list[Choice] = field(default_factory=list)
     eaches: list[Each] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)  # files/<name> the chart ships
+    helpers: dict[str, Helper] = field(default_factory=dict)  # the named templates markers call
 
     def gate(self, condition: str, key: str) -> str:
         self.gates.append(condition)
@@ -266,9 +291,10 @@ class Ops:
             assert '"' not in value and "\\" not in value, f"{key}: unquotable value {value!r}"
         return "".join(f'{indent}{key}: "{value}"\n' for key, value in pairs)
 
-    def helper(self, define: str, args: list[Any], compute: Callable[..., str]) -> str:
-        """`compute(*args)`; in the chart, the named template `define` (chart/helpers.py) given them."""
-        return compute(*args)
+    def helper(self, helper: Helper, args: list[Any] | None, compute: Callable[..., str]) -> str:
+        """`compute(*args)`; in the chart, the named template given them (`(list args...)`), or
+        given the root context when `args` is None (compute then takes nothing)."""
+        return compute(*(args or []))
 
     # Derived values
     def or_default(self, leaf: object, fallback: str) -> str:
@@ -372,7 +398,11 @@ class ChartOps(Ops):
         if isinstance(condition, bool):
             return super().choose(condition, then, otherwise)
         if all(_scalar(x) for x in (then, otherwise)):
-            kind = "str" if all(isinstance(x, str) and self._kind(x) == "str" for x in (then, otherwise)) else "json"
+            kind = (
+                "str"
+                if all(isinstance(x, str) and self._kind(x) == "str" for x in (then, otherwise))
+                else "json"
+            )
             return self.table.add(f"(ternary {self._go(then)} {self._go(otherwise)} ({condition}))", kind)
         return self.table.choice(condition, then, otherwise)
 
@@ -386,7 +416,9 @@ class ChartOps(Ops):
             one = f"(list {go_value(item, self.table)})"
             parts.append(one if condition is True else f"(ternary {one} (list) ({condition}))")
         # (Sprig's concat of empty lists is nil, which toJson writes as null: `default list` keeps [].)
-        return self.table.add(f"(concat {' '.join(parts)} | default list)", "json") if len(parts) > 1 else leaf
+        return (
+            self.table.add(f"(concat {' '.join(parts)} | default list)", "json") if len(parts) > 1 else leaf
+        )
 
     def listed(self, items: list[tuple[Condition, Any]]) -> list[Any]:
         out = []
@@ -409,7 +441,9 @@ class ChartOps(Ops):
         def leaf(key: str, kind: str) -> Any:
             return self.table.add(f".group.{key}", kind)
 
-        group_values = chart_values(Values, self.table, {"gpu.type": ".group.machine", "cluster.capacity": ".group.capacity"})
+        group_values = chart_values(
+            Values, self.table, {"gpu.type": ".group.machine", "cluster.capacity": ".group.capacity"}
+        )
         view = GroupView(
             name=leaf("name", "str"),
             replicas=leaf("replicas", "json"),
@@ -419,6 +453,9 @@ class ChartOps(Ops):
             pinned=leaf("pinned", "json"),
             values=group_values,
         )
+        from .worker_groups import WORKER_GROUPS
+
+        self.table.helpers[WORKER_GROUPS.name] = WORKER_GROUPS
         return self.table.each(define, build(view))  # type: ignore[return-value]
 
     def machine(self, values: Any, cls: type[T], row: Callable[[str, str], T]) -> T:
@@ -433,11 +470,12 @@ class ChartOps(Ops):
         return self.table.add(f".Files.Get {json.dumps('files/' + name)}", "str")
 
     def quoted_lines(self, mapping: object, indent: str) -> str:
-        return self.table.add(f"include {json.dumps(QUOTED_LINES)} (list {self._go(mapping)} {json.dumps(indent)})", "str")
+        return self.helper(QUOTED_LINES, [mapping, indent], lambda m, i: "")
 
-    def helper(self, define: str, args: list[Any], compute: Callable[..., str]) -> str:
-        go = " ".join(self._go(a) for a in args)
-        return self.table.add(f"(include {json.dumps(define)} (list {go}))", "str")
+    def helper(self, helper: Helper, args: list[Any] | None, compute: Callable[..., str]) -> str:
+        self.table.helpers[helper.name] = helper
+        given = "." if args is None else f"(list {' '.join(self._go(a) for a in args)})"
+        return self.table.add(f"(include {json.dumps(helper.name)} {given})", "str")
 
     def or_default(self, leaf: object, fallback: str) -> str:
         kinds = {x.expr.kind if isinstance(x, Marker) else "str" for x in (leaf, fallback)}
@@ -450,7 +488,8 @@ class ChartOps(Ops):
     def quantity_plus(self, leaf: object, extra: str) -> str:
         from .quantity import parse_quantity
 
-        total = f"(addf (include {json.dumps(QUANTITY_DEFINE)} {self._go(leaf)}) {float(parse_quantity(extra))!r})"
+        quantity = f"(include {json.dumps(QUANTITY_DEFINE)} {self._go(leaf)})"
+        total = f"(addf {quantity} {float(parse_quantity(extra))!r})"
         return self.table.add(f'(printf "%.0fMi" (ceil (divf {total} {float(MIB)!r})))', "str")
 
     def prefixed(self, leaf: object, prefix: str) -> str:
@@ -542,7 +581,9 @@ def version_at_least(version: str, minimum: str) -> bool:
     return parts(version) >= parts(minimum)
 
 
-def chart_values(model_cls: type, table: ChartTable, overrides: dict[str, str] | None = None, prefix: str = ""):
+def chart_values(
+    model_cls: type, table: ChartTable, overrides: dict[str, str] | None = None, prefix: str = ""
+):
     """An instance of a values model whose every leaf is a marker for `.Values.<path>`, or for the
     expression `overrides` gives its path (a worker group's machine and capacity)."""
     from pydantic import BaseModel

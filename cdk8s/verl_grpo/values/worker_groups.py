@@ -1,7 +1,7 @@
 """The GPU worker groups as each one's pods see the values: its capacity in place of
 cluster.capacity, its machine in place of gpu.type, its node pool, its replica bounds.
 
-The chart ranges over the same list, which its helper `verl-grpo.workerGroups` (WORKER_GROUPS_HELPER)
+The chart ranges over the same list, which its helper `verl-grpo.workerGroups` (WORKER_GROUPS)
 computes; the parity tests hold the two equal.
 """
 
@@ -10,17 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .model import Values, WorkerGroup
+from .refs import Helper
 
 # The first group's pool keeps the name the single pool had (clusters made before groups keep
 # theirs); every further group gets its own, named after it (scripts/30-gpu-pool.sh).
 GPU_NODE_POOL = "gpu-pool"
 # The chart renders each group with this named template (Ops.each_group), given the group's view.
 WORKER_GROUP_TEMPLATE = "verl-grpo.workerGroup"
-WORKER_GROUPS = "verl-grpo.workerGroups"
 # group_views in Go: each group's fields, its capacity and machine (cluster.capacity and gpu.type
 # unless it names its own), its pool and whether it is pinned to it; a JSON list.
-WORKER_GROUPS_HELPER = f"""\
-{{{{- define "{WORKER_GROUPS}" -}}}}
+WORKER_GROUPS = Helper(
+    "verl-grpo.workerGroups",
+    f"""
 {{{{- $groups := list }}}}
 {{{{- range $i, $g := .Values.workerGroups }}}}
 {{{{- $groups = append $groups (dict
@@ -33,9 +34,9 @@ WORKER_GROUPS_HELPER = f"""\
     "capacity" ($g.capacity | default $.Values.cluster.capacity)
     "machine" ($g.machine | default $.Values.gpu.type)) }}}}
 {{{{- end }}}}
-{{{{- toJson $groups }}}}
-{{{{- end }}}}
-"""
+{{{{- toJson $groups }}}}""",
+    "The worker groups as their pods see the values (values/worker_groups.py group_views).",
+)
 
 
 def pool_name(index: int, name: str) -> str:

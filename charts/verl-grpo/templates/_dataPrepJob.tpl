@@ -29,7 +29,7 @@ template:
     {{- end }}
     containers:
     - name: data-prep
-      image: {{ printf "%v:%v%v" .Values.image.repository .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | toJson }}
+      image: {{ (include "verl-grpo.image" .) | toJson }}
       imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
       command:
       - bash
@@ -121,13 +121,13 @@ template:
     volumes:
     - name: model
       persistentVolumeClaim:
-        claimName: {{ printf "%v-model-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
+        claimName: {{ printf "%v-model-%v" .Release.Name (include "verl-grpo.storageDigest" .) | toJson }}
     - name: data
       persistentVolumeClaim:
-        claimName: {{ printf "%v-data-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
+        claimName: {{ printf "%v-data-%v" .Release.Name (include "verl-grpo.storageDigest" .) | toJson }}
     - name: verl
       persistentVolumeClaim:
-        claimName: {{ printf "%v-verl-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
+        claimName: {{ printf "%v-verl-%v" .Release.Name (include "verl-grpo.storageDigest" .) | toJson }}
     - name: scratch
       emptyDir: {}
 {{- end }}

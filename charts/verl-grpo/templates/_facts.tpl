@@ -28,6 +28,16 @@ a4x:
     NCCL_NET_GDR_LEVEL: PHB
     NCCL_NVLS_ENABLE: '0'
   ncclGateMinBusGbps: 50
+  allocatableCpu: 139.58
+  allocatableMemory: 858689260789.76
+  allocatableEphemeralStorage: 11416519927808.0
+  imexWord: imex
+  subBlockNodesOrZero: 18
+  modesPattern: ^(standard)$
+  modesListed: standard
+  capacitiesPattern: ^(reservation)$
+  capacitiesListed: reservation
+  world: 4 GPUs per node, arm64, 4 RDMA NICs, multi-node NVLink
   defaults:
     standard:
       workerCpu: '135'
@@ -72,6 +82,16 @@ b200:
   ncclEnv:
     NCCL_TUNER_CONFIG_PATH: /usr/local/gib/configs/tuner_config_a4.txtpb
   ncclGateMinBusGbps: 100
+  allocatableCpu: 223.37
+  allocatableMemory: 3881009260789.76
+  allocatableEphemeralStorage: 11416519927808.0
+  imexWord: ''
+  subBlockNodesOrZero: 0
+  modesPattern: ^(standard|autopilot)$
+  modesListed: standard, autopilot
+  capacitiesPattern: ^(spot|reservation|flex-start|on-demand)$
+  capacitiesListed: spot, reservation, flex-start, on-demand
+  world: 8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink
   defaults:
     standard:
       workerCpu: '218'
@@ -116,6 +136,16 @@ h200:
   ncclEnv:
     NCCL_TUNER_CONFIG_PATH: /usr/local/gib/configs/tuner_config_a3u.txtpb
   ncclGateMinBusGbps: 100
+  allocatableCpu: 223.37
+  allocatableMemory: 2885329260789.76
+  allocatableEphemeralStorage: 11416519927808.0
+  imexWord: ''
+  subBlockNodesOrZero: 0
+  modesPattern: ^(standard|autopilot)$
+  modesListed: standard, autopilot
+  capacitiesPattern: ^(spot|reservation|flex-start|on-demand)$
+  capacitiesListed: spot, reservation, flex-start, on-demand
+  world: 8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink
   defaults:
     standard:
       workerCpu: '218'
@@ -131,6 +161,11 @@ h200:
       sidecarCpuLimit: '2'
       sidecarMemoryLimit: 14Gi
       sidecarEphemeralStorageLimit: 200Gi
+{{- end }}
+
+{{- /* One machine's facts (by gpu type), as JSON. */}}
+{{- define "verl-grpo.machine" -}}
+{{- index (include "verl-grpo.machines" . | fromYaml) . | toJson }}
 {{- end }}
 
 {{- /* One machine's facts in one cluster mode: (list gpuType clusterMode), as JSON. */}}

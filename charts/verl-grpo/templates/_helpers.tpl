@@ -7,6 +7,37 @@ app.kubernetes.io/part-of: verl-grpo
 helm.sh/chart: verl-grpo-0.1.0
 {{- end }}
 
+{{- /* The verl image every container runs (constructs/base.py image). */}}
+{{- define "verl-grpo.image" -}}
+{{- printf "%s:%s" .Values.image.repository .Values.image.tag }}
+{{- with .Values.image.digest }}@{{ . }}{{ end }}
+{{- end }}
+
+{{- /* A worker pod's networking.gke.io/interfaces (values/networks.py pod_interfaces). */}}
+{{- define "verl-grpo.podInterfaces" -}}
+{{- $prefix := index . 0 }}
+{{- $interfaces := list (dict "interfaceName" "eth0" "network" "default") }}
+{{- $interfaces = append $interfaces (dict "interfaceName" "eth1" "network" (printf "%s-gvnic" $prefix)) }}
+{{- range $i := until (int (index . 1)) }}
+{{- $rdma := dict "interfaceName" (printf "eth%d" (add $i 2)) "network" (printf "%s-rdma-%d" $prefix $i) }}
+{{- $interfaces = append $interfaces $rdma }}
+{{- end }}
+{{- toJson $interfaces }}
+{{- end }}
+
+{{- /* Ops.quoted_lines: a string map's entries as double-quoted YAML lines, sorted by key. */}}
+{{- define "verl-grpo.quotedLines" -}}
+{{- $indent := index . 1 }}
+{{- range $key, $value := index . 0 }}
+{{- printf "%s%s: %q\n" $indent $key $value }}
+{{- end }}
+{{- end }}
+
+{{- /* The PV and PVC names' suffix: a digest of storage.bucket and storage.capacity (Derived.storage_digest). */}}
+{{- define "verl-grpo.storageDigest" -}}
+{{- list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8 }}
+{{- end }}
+
 {{- /* The worker groups as their pods see the values (values/worker_groups.py group_views). */}}
 {{- define "verl-grpo.workerGroups" -}}
 {{- $groups := list }}
@@ -22,23 +53,4 @@ helm.sh/chart: verl-grpo-0.1.0
     "machine" ($g.machine | default $.Values.gpu.type)) }}
 {{- end }}
 {{- toJson $groups }}
-{{- end }}
-
-{{- /* A worker pod's networking.gke.io/interfaces (values/networks.py pod_interfaces). */}}
-{{- define "verl-grpo.podInterfaces" -}}
-{{- $prefix := index . 0 }}
-{{- $interfaces := list (dict "interfaceName" "eth0" "network" "default") }}
-{{- $interfaces = append $interfaces (dict "interfaceName" "eth1" "network" (printf "%s-gvnic" $prefix)) }}
-{{- range $i := until (int (index . 1)) }}
-{{- $interfaces = append $interfaces (dict "interfaceName" (printf "eth%d" (add $i 2)) "network" (printf "%s-rdma-%d" $prefix $i)) }}
-{{- end }}
-{{- toJson $interfaces }}
-{{- end }}
-
-{{- /* Ops.quoted_lines: the machine's NCCL settings in runtimeEnvYAML. */}}
-{{- define "verl-grpo.quotedLines" -}}
-{{- $indent := index . 1 }}
-{{- range $key, $value := index . 0 }}
-{{- printf "%s%s: %q\n" $indent $key $value }}
-{{- end }}
 {{- end }}

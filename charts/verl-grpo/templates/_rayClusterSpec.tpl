@@ -46,14 +46,19 @@ headGroupSpec:
       {{- if .Values.logs.enabled }}
       initContainers:
       - name: log-shipper
-        image: {{ printf "%v:%v%v" .Values.image.repository .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | toJson }}
+        image: {{ (include "verl-grpo.image" .) | toJson }}
         imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
         restartPolicy: Always
         command:
         - python3
         - {{ printf "%v/log_shipper.py" .Values.preflight.mountPath | toJson }}
         - --source=/tmp/ray
-        - {{ printf "--target=%v/%v/%v/logs/$(POD_NAME)" .Values.storage.checkpointMountPath .Values.training.projectName (.Values.training.experimentName | default .Values.run.name) | toJson }}
+        - {{ printf
+            "--target=%v/%v/%v/logs/$(POD_NAME)"
+            .Values.storage.checkpointMountPath
+            .Values.training.projectName
+            (.Values.training.experimentName | default .Values.run.name)
+            | toJson }}
         - {{ printf "--interval=%v" (.Values.logs.intervalSeconds | toJson) | toJson }}
         - {{ printf "--checkpoint-mount=%v" .Values.storage.checkpointMountPath | toJson }}
         - --cluster=$(RAY_CLUSTER)
@@ -91,7 +96,7 @@ headGroupSpec:
       {{- end }}
       containers:
       - name: ray-head
-        image: {{ printf "%v:%v%v" .Values.image.repository .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | toJson }}
+        image: {{ (include "verl-grpo.image" .) | toJson }}
         imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
         ports:
         - containerPort: 6379
@@ -136,16 +141,16 @@ headGroupSpec:
         emptyDir: {}
       - name: model
         persistentVolumeClaim:
-          claimName: {{ printf "%v-model-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
+          claimName: {{ printf "%v-model-%v" .Release.Name (include "verl-grpo.storageDigest" .) | toJson }}
       - name: data
         persistentVolumeClaim:
-          claimName: {{ printf "%v-data-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
+          claimName: {{ printf "%v-data-%v" .Release.Name (include "verl-grpo.storageDigest" .) | toJson }}
       - name: verl
         persistentVolumeClaim:
-          claimName: {{ printf "%v-verl-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
+          claimName: {{ printf "%v-verl-%v" .Release.Name (include "verl-grpo.storageDigest" .) | toJson }}
       - name: checkpoints
         persistentVolumeClaim:
-          claimName: {{ printf "%v-checkpoints-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
+          claimName: {{ printf "%v-checkpoints-%v" .Release.Name (include "verl-grpo.storageDigest" .) | toJson }}
       {{- if eq .Values.run.kind "RayCluster" }}
       - name: preflight
         projected:

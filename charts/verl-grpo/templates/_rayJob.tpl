@@ -9,7 +9,11 @@ activeDeadlineSeconds: {{ .Values.job.activeDeadlineSeconds | toJson }}
 {{- if semverCompare ">=1.6.0" .Values.kuberay.version }}
 preRunningDeadlineSeconds: {{ .Values.job.preRunningDeadlineSeconds | toJson }}
 {{- end }}
-backoffLimit: {{ (ternary (ternary 10 1 (contains "|spot|" (include "verl-grpo.groupCapacities" .))) (int .Values.job.backoffLimit) (lt (int .Values.job.backoffLimit) 0)) | toJson }}
+backoffLimit: {{ (ternary
+      (ternary 10 1 (contains "|spot|" (include "verl-grpo.groupCapacities" .)))
+      (int .Values.job.backoffLimit)
+      (lt (int .Values.job.backoffLimit) 0))
+    | toJson }}
 rayClusterSpec:
   {{- include "verl-grpo.rayClusterSpec" . | trimPrefix "\n" | nindent 2 }}
 {{- if eq .Values.job.submissionMode "K8sJobMode" }}
@@ -27,7 +31,7 @@ submitterPodTemplate:
     restartPolicy: Never
     containers:
     - name: ray-job-submitter
-      image: {{ printf "%v:%v%v" .Values.image.repository .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | toJson }}
+      image: {{ (include "verl-grpo.image" .) | toJson }}
       imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
       resources:
         requests:

@@ -1,4 +1,4 @@
-{{- /* One worker group: `.group` its fields (verl-grpo.workerGroups), `.Values` and `.Release` the root's. */}}
+{{- /* One worker group: `.group` its fields (verl-grpo.workerGroups), `.Values`, `.Release` the root's. */}}
 {{- define "verl-grpo.workerGroup" }}
 {{- $facts := include "verl-grpo.facts" (list .group.machine .Values.cluster.mode) | fromJson }}
 groupName: {{ .group.name | toJson }}
@@ -16,7 +16,10 @@ template:
       gke-gcsfuse/volumes: 'true'
       gke-gcsfuse/cpu-limit: {{ (.Values.storage.sidecar.cpuLimit | default $facts.sidecarCpuLimit) | toJson }}
       gke-gcsfuse/memory-limit: {{ (.Values.storage.sidecar.memoryLimit | default $facts.sidecarMemoryLimit) | toJson }}
-      gke-gcsfuse/ephemeral-storage-limit: {{ (.Values.storage.sidecar.ephemeralStorageLimit | default (printf "%.0fMi" (ceil (divf (addf (include "verl-grpo.quantity" .Values.storage.fileCacheCapacity) 5368709120.0) 1048576.0)))) | toJson }}
+      gke-gcsfuse/ephemeral-storage-limit: {{ (.Values.storage.sidecar.ephemeralStorageLimit
+            | default
+            (printf "%.0fMi" (ceil (divf (addf (include "verl-grpo.quantity" .Values.storage.fileCacheCapacity) 5368709120.0) 1048576.0))))
+          | toJson }}
       {{- if eq .Values.network.rdma "multi-network" }}
       networking.gke.io/default-interface: eth0
       {{- end }}
@@ -73,7 +76,19 @@ template:
       {{- if and (eq .Values.cluster.mode "standard") (.group.pinned) }}
       cloud.google.com/gke-nodepool: {{ .group.pool | toJson }}
       {{- end }}
-    tolerations: {{ (concat .Values.worker.tolerations (ternary (list (dict "key" "kubernetes.io/arch" "operator" "Equal" "value" $facts.arch "effect" "NoSchedule")) (list) (not (eq $facts.arch "amd64"))) (ternary (list (dict "key" "cloud.google.com/gke-queued" "operator" "Equal" "value" "true" "effect" "NoSchedule")) (list) (and (.Values.queue.enabled) (eq .group.capacity "flex-start"))) | default list) | toJson }}
+    tolerations: {{ (concat
+          .Values.worker.tolerations
+          (ternary
+            (list (dict "key" "kubernetes.io/arch" "operator" "Equal" "value" $facts.arch "effect" "NoSchedule"))
+            (list)
+            (not (eq $facts.arch "amd64")))
+          (ternary
+            (list (dict "key" "cloud.google.com/gke-queued" "operator" "Equal" "value" "true" "effect" "NoSchedule"))
+            (list)
+            (and (.Values.queue.enabled) (eq .group.capacity "flex-start")))
+          | default
+          list)
+        | toJson }}
     {{- if or (eq .Values.network.rdma "dranet") ($facts.imex) }}
     resourceClaims:
     {{- if eq .Values.network.rdma "dranet" }}
@@ -82,20 +97,29 @@ template:
     {{- end }}
     {{- if $facts.imex }}
     - name: imex-channel
-      resourceClaimTemplateName: {{ printf "%v-imex-%v-channel" .Release.Name (list (include "verl-grpo.workerCount" . | atoi) | toJson | sha256sum | trunc 8) | toJson }}
+      resourceClaimTemplateName: {{ printf
+          "%v-imex-%v-channel"
+          .Release.Name
+          (list (include "verl-grpo.workerCount" . | atoi) | toJson | sha256sum | trunc 8)
+          | toJson }}
     {{- end }}
     {{- end }}
     {{- if .Values.logs.enabled }}
     initContainers:
     - name: log-shipper
-      image: {{ printf "%v:%v%v" .Values.image.repository .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | toJson }}
+      image: {{ (include "verl-grpo.image" .) | toJson }}
       imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
       restartPolicy: Always
       command:
       - python3
       - {{ printf "%v/log_shipper.py" .Values.preflight.mountPath | toJson }}
       - --source=/tmp/ray
-      - {{ printf "--target=%v/%v/%v/logs/$(POD_NAME)" .Values.storage.checkpointMountPath .Values.training.projectName (.Values.training.experimentName | default .Values.run.name) | toJson }}
+      - {{ printf
+          "--target=%v/%v/%v/logs/$(POD_NAME)"
+          .Values.storage.checkpointMountPath
+          .Values.training.projectName
+          (.Values.training.experimentName | default .Values.run.name)
+          | toJson }}
       - {{ printf "--interval=%v" (.Values.logs.intervalSeconds | toJson) | toJson }}
       - {{ printf "--checkpoint-mount=%v" .Values.storage.checkpointMountPath | toJson }}
       - --cluster=$(RAY_CLUSTER)
@@ -133,10 +157,12 @@ template:
     {{- end }}
     containers:
     - name: ray-worker
-      image: {{ printf "%v:%v%v" .Values.image.repository .Values.image.tag (ternary "" (print "@" .Values.image.digest) (empty .Values.image.digest)) | toJson }}
+      image: {{ (include "verl-grpo.image" .) | toJson }}
       imagePullPolicy: {{ .Values.image.pullPolicy | toJson }}
       args:
-      - 'case "$LD_LIBRARY_PATH" in "") image= ;; *) image=":$LD_LIBRARY_PATH" ;; esac; export LD_LIBRARY_PATH="/usr/local/gib/lib64:/usr/local/nvidia/lib64$image"; source /usr/local/gib/scripts/set_nccl_env.sh || { echo "verl-grpo: /usr/local/gib/scripts/set_nccl_env.sh not found: the gIB RDMA installer has not run on this node"; exit 1; }'
+      - 'case "$LD_LIBRARY_PATH" in "") image= ;; *) image=":$LD_LIBRARY_PATH" ;; esac; export LD_LIBRARY_PATH="/usr/local/gib/lib64:/usr/local/nvidia/lib64$image";
+        source /usr/local/gib/scripts/set_nccl_env.sh || { echo "verl-grpo: /usr/local/gib/scripts/set_nccl_env.sh not found: the gIB
+        RDMA installer has not run on this node"; exit 1; }'
       resources:
         requests:
           cpu: {{ (.Values.worker.cpu | default $facts.workerCpu) | toJson }}
@@ -193,16 +219,16 @@ template:
       emptyDir: {}
     - name: model
       persistentVolumeClaim:
-        claimName: {{ printf "%v-model-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
+        claimName: {{ printf "%v-model-%v" .Release.Name (include "verl-grpo.storageDigest" .) | toJson }}
     - name: data
       persistentVolumeClaim:
-        claimName: {{ printf "%v-data-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
+        claimName: {{ printf "%v-data-%v" .Release.Name (include "verl-grpo.storageDigest" .) | toJson }}
     - name: verl
       persistentVolumeClaim:
-        claimName: {{ printf "%v-verl-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
+        claimName: {{ printf "%v-verl-%v" .Release.Name (include "verl-grpo.storageDigest" .) | toJson }}
     - name: checkpoints
       persistentVolumeClaim:
-        claimName: {{ printf "%v-checkpoints-%v" .Release.Name (list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8) | toJson }}
+        claimName: {{ printf "%v-checkpoints-%v" .Release.Name (include "verl-grpo.storageDigest" .) | toJson }}
     {{- if eq .Values.run.kind "RayCluster" }}
     - name: preflight
       projected:
