@@ -107,7 +107,7 @@ def define_text(define: str, tree: Any, defines: dict[str, Any], scalars: frozen
     if "$facts." in body:
         body = facts + body
     if define == WORKER_GROUP_TEMPLATE:
-        why = "One worker group: `.group` its fields (verl-grpo.workerGroups), `.Values`, `.Release` the root's."
+        why = "One worker group: `.group` its fields (verl-grpo.workerGroups), the rest the root's."
         return f'{{{{- /* {why} */}}}}\n{{{{- define "{define}" }}}}\n{body}\n{{{{- end }}}}\n'
     if define == LABELS:
         return body

@@ -1,4 +1,4 @@
-{{- /* One worker group: `.group` its fields (verl-grpo.workerGroups), `.Values`, `.Release` the root's. */}}
+{{- /* One worker group: `.group` its fields (verl-grpo.workerGroups), the rest the root's. */}}
 {{- define "verl-grpo.workerGroup" }}
 {{- $facts := include "verl-grpo.facts" (list .group.machine .Values.cluster.mode) | fromJson }}
 groupName: {{ .group.name | toJson }}
