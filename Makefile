@@ -37,9 +37,9 @@ NETPOL := $(BIN)/netpol-engine
 $(NETPOL): $(STAMP) $(wildcard tools/netpol/*)
 	cd tools/netpol && $(GO_ENV) go build -o $(CURDIR)/$@ .
 
-# Kueue's CRDs from its Go module (the version in values/kueue.py), for the CRD bundle's test.
-KUEUE_CRDS := .cache/kueue-crds-$(shell sed -n 's/^KUEUE_VERSION = "\(.*\)".*/\1/p' cdk8s/verl_grpo/values/kueue.py)
-$(KUEUE_CRDS): $(STAMP) cdk8s/verl_grpo/values/kueue.py tools/kueue_crds.py
+# Kueue's CRDs from its Go module (the version in facts/kueue.py), for the CRD bundle's test.
+KUEUE_CRDS := .cache/kueue-crds-$(shell sed -n 's/^KUEUE_VERSION = "\(.*\)".*/\1/p' cdk8s/verl_grpo/facts/kueue.py)
+$(KUEUE_CRDS): $(STAMP) cdk8s/verl_grpo/facts/kueue.py tools/kueue_crds.py
 	$(BIN)/python tools/kueue_crds.py
 
 tools: $(TOOLS) $(STRVALS) $(NETPOL) $(KUEUE_CRDS)

@@ -1,5 +1,5 @@
 """One verl actor step on one GPU, its memory component by component: what docs/gpu-memory.md
-compares cdk8s/verl_grpo/gpu_memory.py (the model `verl-grpo plan` and `check` use) with.
+compares cdk8s/verl_grpo/plan/gpu_memory.py (the model `verl-grpo plan` and `check` use) with.
 
 The step is verl 0.6.1's actor update (verl/workers/actor/dp_actor.py, update_policy and
 _forward_micro_batch) on a Qwen2-architecture model with random weights:
@@ -51,7 +51,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "cdk8s"))
-from verl_grpo import gpu_memory as model  # noqa: E402  (pure Python: the estimate to compare)
+from verl_grpo.plan import gpu_memory as model  # noqa: E402  (pure Python: the estimate to compare)
 
 # verl's trainer_mode turns expandable segments on for the actor's phases (fsdp_workers.py).
 os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")

@@ -24,12 +24,12 @@ def lap(name):
     global last
     now = time.perf_counter(); laps[name] = now - last; last = now
 from verl_grpo import pipeline
-from verl_grpo.assembly import record
+from verl_grpo.constructs.assembly import record
 from verl_grpo.profiles import shipped_profiles
-from verl_grpo.render.atomic import TreeWrite, write_trees
+from verl_grpo.output.atomic import TreeWrite, write_trees
 from verl_grpo.render.chart import chart_files
-from verl_grpo.render.dist import dist_files, dist_layer
-from verl_grpo.render.overlays import overlay_files
+from verl_grpo.output.dist import dist_files, dist_layer
+from verl_grpo.output.overlays import overlay_files
 from verl_grpo.verl_check import training_problems
 lap("import verl_grpo (no jsii: generate records its objects)")
 specs = {p.name: pipeline.load_spec(dist_layer(p)) for p in shipped_profiles()}

@@ -11,7 +11,7 @@ import sys
 import time
 
 import cdk8s
-from verl_grpo.app import VerlGrpoChart
+from verl_grpo.constructs.app import VerlGrpoChart
 from verl_grpo.profiles import find_profile
 from verl_grpo.values.derive import Release, deploy_spec
 from verl_grpo.values.loader import load_values

@@ -10,11 +10,11 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import cdk8s  # noqa: E402
-from verl_grpo.app import VerlGrpoChart  # noqa: E402
+from verl_grpo.constructs.app import VerlGrpoChart  # noqa: E402
+from verl_grpo.output.dist import dist_layer  # noqa: E402
 from verl_grpo.pipeline import load_spec  # noqa: E402
 from verl_grpo.problems import Problems  # noqa: E402
 from verl_grpo.profiles import shipped_profiles  # noqa: E402
-from verl_grpo.render.dist import dist_layer  # noqa: E402
 
 app = cdk8s.App()
 for profile in shipped_profiles():

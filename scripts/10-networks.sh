@@ -4,7 +4,7 @@
 # VPC <network.prefix>-rdma-net on the zone's RoCE profile with a subnet per RDMA NIC of the machine
 # (8 on A4 and A3 Ultra, 4 on A4X). Ranges are cut from network.base in the values (verl-grpo env)
 # so they never overlap. With network.rdma dranet: nothing (the GPU pool's accelerator network
-# profile makes its networks, values/networks.py).
+# profile makes its networks, facts/networks.py).
 # Variables: PROJECT, REGION, ZONE (required).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -59,7 +59,7 @@ else
   fi
 fi
 
-# GKE's Ray add-on names no KubeRay version; its CRDs' fields do (values/kuberay_crds.py). The
+# GKE's Ray add-on names no KubeRay version; its CRDs' fields do (facts/kuberay_crds.py). The
 # chart renders for kuberay.version, so another operator is refused here, before any GPU pool.
 run gcloud container clusters get-credentials "$CLUSTER" --project="$PROJECT" --location="$REGION"
 if [[ $DRY_RUN == true ]]; then

@@ -62,12 +62,12 @@ if [[ $CLUSTER_MODE == autopilot ]]; then
   log "Autopilot: GPU nodes come from the pods' requests; no node pool to create"
   exit 0
 fi
-# The group's capacity decides its pool's flags and its workers' selectors (values/capacity.py),
+# The group's capacity decides its pool's flags and its workers' selectors (facts/capacity.py),
 # so a pod never asks for a kind of node its pool does not make. Each pool autoscales from 0.
 read -r -a pools <<<"$GPU_POOLS"
 mapfile -t pool_flags <<<"$GPU_POOL_FLAGS"
 
-# GKE's DRANET page creates the pool with `gcloud beta` (values/networks.py); its flags are in
+# GKE's DRANET page creates the pool with `gcloud beta` (facts/networks.py); its flags are in
 # GPU_POOL_FLAGS and it attaches no networks of ours.
 create=(gcloud beta container node-pools create)
 networks=()

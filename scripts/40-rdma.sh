@@ -11,7 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 start_step "$@"
 check_cluster_name
 require_tools kubectl
-# RDMA_INSTALLER (from verl-grpo env): the mode's manifest pinned to a commit (values/pins.py).
+# RDMA_INSTALLER (from verl-grpo env): the mode's manifest pinned to a commit (facts/pins.py).
 
 args=()
 if [[ $RDMA_MODE != dranet ]]; then

@@ -40,7 +40,7 @@ else
     run git clone --quiet --depth=1 --branch="v$VERL_VERSION" https://github.com/verl-project/verl "$source_dir"
     if [[ $DRY_RUN == false ]]; then
       commit=$(git -C "$source_dir" rev-parse HEAD)
-      [[ $commit == "$VERL_COMMIT" ]] || die "verl v$VERL_VERSION is commit $commit, not $VERL_COMMIT (values/pins.py)"
+      [[ $commit == "$VERL_COMMIT" ]] || die "verl v$VERL_VERSION is commit $commit, not $VERL_COMMIT (facts/pins.py)"
     fi
   fi
   upload "$source_dir" "$VERL_DIR"

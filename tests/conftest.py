@@ -17,9 +17,9 @@ DIST_VALUES = Path(__file__).resolve().parent / "dist-bucket.yaml"
 def shipped():
     """Every shipped profile rendered once, in this session's one cdk8s process, as dist/ has it
     (the placeholder bucket, and on A4X the placeholder multi-arch image)."""
+    from verl_grpo.output.dist import dist_layer
     from verl_grpo.pipeline import Request, synthesize
     from verl_grpo.profiles import shipped_profiles
-    from verl_grpo.render.dist import dist_layer
 
     return synthesize([Request(p.name, dist_layer(p)) for p in shipped_profiles()])
 
@@ -53,9 +53,9 @@ def pods(rendering):
 
 
 def render_one(*sets: str, profile: str = "b200-standard", files=()):
+    from verl_grpo.output.dist import dist_layer
     from verl_grpo.pipeline import Request, synthesize
     from verl_grpo.profiles import find_profile
-    from verl_grpo.render.dist import dist_layer
 
     return synthesize([Request(profile, dist_layer(find_profile(profile)), files, sets)])[profile]
 

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
-from verl_grpo.preflight import MARKER
+from verl_grpo.pod.preflight import MARKER
 
 from .conftest import REPO
 

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from verl_grpo.cli import main
 from verl_grpo.jobs.verbs import JOB_VERBS
+from verl_grpo.output import atomic
 from verl_grpo.profiles import shipped_profiles
-from verl_grpo.render import atomic
 
 from .conftest import DIST_VALUES, REPO, tree
 from .scripts_harness import ARM64_IMAGE
@@ -107,7 +107,7 @@ GENERATE_KILLS = {
 GENERATE_KILLER = """
 import os, sys, time
 from pathlib import Path
-from verl_grpo.render import atomic
+from verl_grpo.output import atomic
 name, at, text, when = sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 owner = {"Path.write_text": (Path, "write_text"), "os.replace": (atomic.os, "replace"),
          "_exchange": (atomic, "_exchange")}[name]

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from pytest import approx
 
-from verl_grpo import gpu_memory
-from verl_grpo.gpu_memory import ADAM, GRADS, WEIGHTS, Run
+from verl_grpo.plan import gpu_memory
+from verl_grpo.plan.gpu_memory import ADAM, GRADS, WEIGHTS, Run
 
 from .conftest import REPO
 

@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from verl_grpo import log_shipper
-from verl_grpo.log_shipper import Shipper
+from verl_grpo.pod import log_shipper
+from verl_grpo.pod.log_shipper import Shipper
 
 from .test_preflight import layout  # noqa: F401 - the fixture
 
@@ -88,7 +88,7 @@ def test_each_run_of_a_cluster_gets_its_own_logs_folder(tmp_path, monkeypatch, l
     """A RayCluster outlives its runs: each run's pre-flight names its logs folder for the cluster
     (log_shipper.RUNS), and the shippers copy into it from then on, every file again; before any
     run they use the folder rendered into the sidecar."""
-    from verl_grpo import preflight
+    from verl_grpo.pod import preflight
 
     from .test_preflight import args
 

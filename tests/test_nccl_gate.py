@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from verl_grpo.nccl_gate import (
+from verl_grpo.pod.nccl_gate import (
     ALL_GATHER,
     ALL_REDUCE,
     IN_ALL_REDUCE,
@@ -143,7 +143,7 @@ def test_a_stalled_rank_is_named_and_a_stuck_group_blames_the_network():
 
 
 def test_the_nccl_every_rank_runs_is_said_and_a_mix_fails():
-    """The modes' RDMA installers leave different NCCL builds (values/pins.py): the gate says which
+    """The modes' RDMA installers leave different NCCL builds (facts/pins.py): the gate says which
     one the ranks mapped, and refuses nodes that run different ones."""
     ranks = place_ranks([node(1, 2), node(2, 2)], 2)
     image = "NCCL 2.27.3 from /usr/local/lib/python3.12/dist-packages/nvidia/nccl/lib/libnccl.so.2"

@@ -163,7 +163,7 @@ def test_plan_says_how_a_queued_flex_start_run_is_scheduled_and_its_time_limit(c
 
 def test_plan_says_which_nccl_each_modes_installer_leaves(capsys):
     """Google's Standard installer copies gIB's plugin only (2da1c92), Autopilot's also gIB's NCCL
-    build (155bfa4): the pins row says which, per mode (values/pins.py)."""
+    build (155bfa4): the pins row says which, per mode (facts/pins.py)."""
     pins = {
         profile: json.loads(render(profile, "json", capsys))["security"]["pins"]["rdma_installer"]
         for profile in ("h200-standard", "h200-autopilot")

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from verl_grpo import preflight
+from verl_grpo.pod import preflight
 
 GOOD_ROWS = {
     "data_source": ["openai/gsm8k"] * 3,

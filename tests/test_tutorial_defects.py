@@ -6,8 +6,8 @@ import re
 
 import yaml
 
-from verl_grpo.values.machines import GIB, allocatable_cpu, allocatable_memory_gib, cpu_machines, gpu_profiles
-from verl_grpo.values.quantity import parse_quantity
+from verl_grpo.facts.machines import GIB, allocatable_cpu, allocatable_memory_gib, cpu_machines, gpu_profiles
+from verl_grpo.facts.quantity import parse_quantity
 
 from .conftest import REPO, SHARED, pods, ray_cluster_spec
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from verl_grpo.values.machines import (
+from verl_grpo.facts.machines import (
     GIB,
     allocatable_ephemeral_bytes,
     cpu_machines,

@@ -1,9 +1,9 @@
 """Writes data/kuberay-crd-fields.json: KubeRay's own RayCluster and RayJob CRD fields per release
-(values/kuberay_crds.py), from ray-operator/config/crd/bases at each tag of a kuberay clone:
+(facts/kuberay_crds.py), from ray-operator/config/crd/bases at each tag of a kuberay clone:
 
     python tools/kuberay_crd_fields.py /path/to/kuberay.git cdk8s/verl_grpo/data/kuberay-crd-fields.json
 
-The tags are the releases of the minors `kuberay.version` allows (values/kuberay.py VERSION_PATTERN).
+The tags are the releases of the minors `kuberay.version` allows (facts/kuberay.py VERSION_PATTERN).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cdk8s"))
 
-from verl_grpo.values.kuberay import VERSION_PATTERN  # noqa: E402
-from verl_grpo.values.kuberay_crds import KINDS, own_fields  # noqa: E402
+from verl_grpo.facts.kuberay import VERSION_PATTERN  # noqa: E402
+from verl_grpo.facts.kuberay_crds import KINDS, own_fields  # noqa: E402
 
 
 def crds_at(repo: Path, tag: str) -> list[dict]:

@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "cdk8s"))
 
-from verl_grpo.values.kueue import KUEUE_VERSION  # noqa: E402
+from verl_grpo.facts.kueue import KUEUE_VERSION  # noqa: E402
 
 MODULE = "sigs.k8s.io/kueue"
 KINDS = (

@@ -7,7 +7,7 @@ creates `autoscaling.x-k8s.io/v1` ProvisioningRequests through the Go module
 k8s.io/autoscaler/cluster-autoscaler/apis, at the version Kueue's own go.mod requires
 (v0.0.0-20240830133931-adfbe7e45277 for sigs.k8s.io/kueue v0.19.2). That module carries the CRD
 at config/crd/autoscaling.x-k8s.io_provisioningrequests.yaml. The version is read from Kueue's
-go.mod (the module at values/kueue.py KUEUE_VERSION), so the CRD follows a Kueue bump.
+go.mod (the module at facts/kueue.py KUEUE_VERSION), so the CRD follows a Kueue bump.
 
 Only the control-plane tier installs it (tests/controlplane/cluster.py start_kueue): Kueue sets
 its provisioning controller up only when the API server serves the kind (cmd/kueue/main.go@v0.19.2
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kueue_crds import MODULE as KUEUE_MODULE  # noqa: E402
 from kueue_crds import REPO, download, write_folder  # noqa: E402
 
-from verl_grpo.values.kueue import KUEUE_VERSION  # noqa: E402
+from verl_grpo.facts.kueue import KUEUE_VERSION  # noqa: E402
 
 MODULE = "k8s.io/autoscaler/cluster-autoscaler/apis"
 CRD = "config/crd/autoscaling.x-k8s.io_provisioningrequests.yaml"

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from . import VERL_VERSION
 from .problems import VALIDATE, Problem, Problems, errors
+from .rules.check import check
 from .values.derive import DeploySpec, Release, deploy_spec
 from .values.loader import load_values
-from .values.rules import check
 
 if TYPE_CHECKING:
-    from .assembly import RenderedObject
+    from .constructs.assembly import RenderedObject
 
 DEFAULT_RELEASE = Release("verl", "default")  # the CLI's defaults: --release-name verl -n default
 
@@ -81,7 +81,7 @@ def synthesize(requests: list[Request]) -> dict[str, Rendering]:
             warnings[req.name] = [p for p in found if p.severity != "error"]
     if problems:
         raise Problems(problems)
-    from .app import render
+    from .constructs.app import render
 
     rendered = render(specs)
     problems = _invalid(rendered)

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, replace
 
 # Stages, in the order the pipeline reaches them.
 VALUES = "values"  # a values file, --set, or the schema
-RULES = "rules"  # the kit's cross-field rules (values/rules.py)
+RULES = "rules"  # the kit's cross-field rules (rules/check.py)
 VERL = "verl"  # verl's own rules (verl_check/); `rule` says verl's stage
 PLAN = "plan"  # the plan's estimates (plan.py)
 VALIDATE = "validate"  # manifest validation (validate/); `rule` names the rule

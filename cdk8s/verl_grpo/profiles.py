@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .values.machines import gpu_profiles
+from .facts.machines import gpu_profiles
 
 MODES = ("standard", "autopilot")
 # Autopilot pins the GPU workers to the RDMA network's zone (cluster.zone, required there): the

@@ -8,15 +8,16 @@ import shlex
 from . import VERL_VERSION
 from .constructs.data_prep_job import data_prep_account
 from .constructs.verl_ray_cluster import ray_auth_secret
-from .preflight import MARKER
+from .facts.capacity import AUTOSCALE_FLAGS, CAPACITIES
+from .facts.kueue import QUEUED_PROVISIONING_FLAG
+from .facts.machines import GPU_BOOT_DISK_GB, GpuProfile, gpu_profiles
+from .facts.networks import DRANET_POOL_FLAGS, nic_networks
+from .facts.pins import VERL_COMMIT, rdma_installer
+from .pod.preflight import MARKER
 from .profiles import Profile
-from .values.capacity import pool_flags
 from .values.derive import DeploySpec
 from .values.gke_versions import floor
-from .values.machines import GPU_BOOT_DISK_GB, GpuProfile, gpu_profiles
 from .values.model import SUB_BLOCK_LEVEL, Values
-from .values.networks import DRANET_POOL_FLAGS, nic_networks
-from .values.pins import VERL_COMMIT, rdma_installer
 from .values.worker_groups import GroupView, group_views
 
 # A /16 holds the gVNIC subnet and the RDMA subnets (8 at most) as /24s, in NIC order.
@@ -45,7 +46,7 @@ LOCAL_SSD_FLAG = "--ephemeral-storage-local-ssd=count=0"
 
 def group_pool_flags(view: GroupView, dranet: bool) -> str:
     """A worker group's pool: its machine's type and GPUs (GKE's driver), its capacity and size
-    (values/capacity.py), DRANET's flags, its machine's boot disk where GKE's default is refused."""
+    (facts/capacity.py), DRANET's flags, its machine's boot disk where GKE's default is refused."""
     gpu = gpu_profiles()[view.values.gpu.type]
     # gpu-driver-version=latest: "Install the latest available driver version for your GKE
     # version. Available only for nodes that use Container-Optimized OS"
@@ -95,12 +96,12 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         "POOL_SUB_BLOCK_NODES": " ".join(str(n) for n in sub_block_sizes(v, gpu, views)),
         "VALUES_ZONE": v.cluster.zone,
         # A pool per worker group, each of its group's machine, with its capacity and autoscaling
-        # from 0 to its replicas (values/capacity.py, values/worker_groups.py): names, and flags
+        # from 0 to its replicas (facts/capacity.py, values/worker_groups.py): names, and flags
         # one line each.
         "GPU_POOLS": " ".join(view.pool for view in views),
         "POOL_CAPACITIES": " ".join(view.values.cluster.capacity for view in views),
         "GPU_POOL_FLAGS": "\n".join(group_pool_flags(view, dranet) for view in views),
-        # multi-network: VPCs, pool networks and Network objects; dranet: none (values/networks.py).
+        # multi-network: VPCs, pool networks and Network objects; dranet: none (facts/networks.py).
         "RDMA_MODE": v.network.rdma,
         "CPU_MACHINE_TYPE": v.cluster.cpu_machine_type,
         "CPU_NODE_POOL": v.cluster.cpu_node_pool,
@@ -139,3 +140,14 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
 
 def render_env(env: dict[str, str]) -> str:
     return "".join(f"{key}={shlex.quote(value)}\n" for key, value in env.items())
+
+
+def pool_flags(v: Values, max_nodes: int) -> list[str]:
+    """gcloud node-pools create flags for the GPU pool's capacity and autoscaling (Standard)."""
+    c = CAPACITIES[v.cluster.capacity]
+    flags = [f.replace("{reservation}", v.cluster.reservation) for f in c.pool_flags]
+    if v.cluster.capacity == "flex-start" and v.queue.enabled:
+        flags.append(QUEUED_PROVISIONING_FLAG)  # Kueue's ProvisioningRequest asks for the gang
+    # --total-max-nodes: the pool's cap across all zones (GKE 1.24+,
+    # https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler "Autoscaling limits").
+    return [*flags, *AUTOSCALE_FLAGS, f"--total-max-nodes={max_nodes}"]

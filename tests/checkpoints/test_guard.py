@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from verl_grpo import checkpoint_guard as guard
-from verl_grpo import preflight
+from verl_grpo.pod import checkpoint_guard as guard
+from verl_grpo.pod import preflight
 
 from ..conftest import oracle_python
 from ..test_preflight import args as preflight_args

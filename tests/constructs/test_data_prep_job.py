@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from verl_grpo.constructs.data_prep_job import SCRIPT
-from verl_grpo.preflight import MARKER
-from verl_grpo.values.pins import VERL_COMMIT
+from verl_grpo.facts.pins import VERL_COMMIT
+from verl_grpo.pod.preflight import MARKER
 
 # What `git clone --branch v0.6.1 verl` brings, as far as the GSM8K step touches it: gsm8k.py
 # imports verl.utils.hdfs_io (examples/data_preprocess/gsm8k.py at v0.6.1).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from verl_grpo.constructs.gcs_fuse_storage import CHECKPOINT_OPTIONS, FILE_CACHE_OPTIONS, READ_MOSTLY_OPTIONS
-from verl_grpo.values.quantity import parse_quantity
+from verl_grpo.facts.quantity import parse_quantity
 
 from ..conftest import objects_of_kind, pods
 

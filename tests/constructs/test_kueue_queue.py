@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from verl_grpo.facts.kueue import QUEUE_LABEL, QUEUED_PROVISIONING_FLAG, QUEUED_TOLERATION
 from verl_grpo.problems import Problems
-from verl_grpo.values.capacity import pool_flags
-from verl_grpo.values.kueue import QUEUE_LABEL, QUEUED_PROVISIONING_FLAG, QUEUED_TOLERATION
+from verl_grpo.shell_env import pool_flags
 
 from ..conftest import pods, render_one
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from verl_grpo.values.machines import GIB, allocatable_cpu, allocatable_memory_gib, gpu_profiles
+from verl_grpo.facts.machines import GIB, allocatable_cpu, allocatable_memory_gib, gpu_profiles
+from verl_grpo.facts.quantity import parse_quantity
 from verl_grpo.values.model import DEFAULT_RAY_VERSION
-from verl_grpo.values.quantity import parse_quantity
 
 from ..conftest import pods, ray_cluster_spec
 

@@ -83,7 +83,7 @@ COMPONENTS: tuple[Component, ...] = (
         for wrapper in KUBERAY_WRAPPERS
     ),
     # Kueue's controller manager (cmd/kueue), whose API the chart's queue objects use
-    # (values/kueue.py KUEUE_VERSION), with its CRDs as its own kustomize base installs them.
+    # (facts/kueue.py KUEUE_VERSION), with its CRDs as its own kustomize base installs them.
     Component(
         "kueue",
         "kueue-v0.19",

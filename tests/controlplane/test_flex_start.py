@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from verl_grpo.values.kueue import GPU_RESOURCE, QUEUED_PROVISIONING_CLASS, QUEUED_TOLERATION
+from verl_grpo.facts.kueue import GPU_RESOURCE, QUEUED_PROVISIONING_CLASS, QUEUED_TOLERATION
 
 from .build import COMPONENTS, required_version
 from .cluster import ControlPlane, provisioning_request_tool

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 import yaml
 
-from verl_grpo.values.kueue import COVERING_QUOTAS, GPU_RESOURCE, KUEUE_API
-from verl_grpo.values.machines import gpu_profiles
+from verl_grpo.facts.kueue import COVERING_QUOTAS, GPU_RESOURCE, KUEUE_API
+from verl_grpo.facts.machines import gpu_profiles
 
 from ..constructs.test_kueue_queue import MIXED  # a reserved and a spot group, 1 worker each
 from ..scripts_harness import MY_VALUES
@@ -168,7 +168,7 @@ def check_admitted_within_one_subblock(cp: ControlPlane, tmp_path: Path, subbloc
 
 def test_kueue_refuses_what_the_kit_refuses(kueue, tmp_path):
     """queue-needs-shutdown: Kueue's own RayJob webhook refuses a queued RayJob that keeps its
-    cluster, as the kit's rule says (values/kueue.py)."""
+    cluster, as the kit's rule says (facts/kueue.py)."""
     job = ray_job(synth(tmp_path / "c", "h200-standard", *QUEUED, "--set", "run.name=grpo-003"))
     job["spec"]["shutdownAfterJobFinishes"] = False
     job["spec"].pop("ttlSecondsAfterFinished", None)

@@ -236,7 +236,7 @@ def test_the_cluster_s_kuberay_crds_name_its_release(control_plane: ControlPlane
     """The fields data/kuberay-crd-fields.json holds for this operator are those of the CRDs its
     Go module installs; `check --cluster-crds` on what the API server serves accepts this version
     and refuses the other minors."""
-    from verl_grpo.values.kuberay_crds import own_fields, release_fields
+    from verl_grpo.facts.kuberay_crds import own_fields, release_fields
 
     version = control_plane.kuberay_version
     served = control_plane.kubectl("get", "crd", "rayclusters.ray.io", "rayjobs.ray.io", "-o", "yaml")

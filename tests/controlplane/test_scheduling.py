@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from verl_grpo.values.machines import allocatable_memory_gib, gpu_profiles
-from verl_grpo.values.node_fit import CPU_NODE_SYSTEM, GPU_NODE_DAEMONSETS, Amounts, sidecars
+from verl_grpo.facts.machines import allocatable_memory_gib, gpu_profiles
+from verl_grpo.facts.node_fit import CPU_NODE_SYSTEM, GPU_NODE_DAEMONSETS, Amounts, sidecars
 
 from ..scripts_harness import MY_VALUES
 from ..twin.autoscaler import NOT_TRIGGERED, Autoscaler

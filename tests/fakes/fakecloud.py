@@ -11,7 +11,7 @@ keeps state (what exists) and fails on demand.
     FAKE_SUB_BLOCKS     a reservation's healthy sub-blocks, "BLOCK/SUB/COUNT/IN_USE ..." (any reservation):
                         what `compute reservations blocks list` and `sub-blocks list --block-name` print
     FAKE_NO_CREDENTIALS `gcloud auth print-access-token` fails as gcloud does without an account
-    FAKE_GIT_COMMIT     what `git rev-parse HEAD` prints (default: the commit values/pins.py pins)
+    FAKE_GIT_COMMIT     what `git rev-parse HEAD` prints (default: the commit facts/pins.py pins)
     FAKE_KUBERAY        the KubeRay release of GKE's Ray add-on (default: kuberay.py's DEFAULT_VERSION):
                         `kubectl get crd rayclusters.ray.io rayjobs.ray.io -o yaml` prints CRDs with that
                         release's own fields (data/kuberay-crd-fields.json) once a cluster exists
@@ -276,7 +276,7 @@ def kubectl(cloud: Cloud, args: list[str]) -> int:
 
 def kuberay_crds(cloud: Cloud, names: list[str]) -> int:
     """The Ray add-on's CRDs as a List, each with the release's own fields under spec (nothing
-    deeper: the check reads no more, values/kuberay_crds.py)."""
+    deeper: the check reads no more, facts/kuberay_crds.py)."""
     import yaml
 
     if not any(r.startswith("container clusters ") for r in cloud.state["resources"]):

@@ -12,7 +12,7 @@ import time
 import pytest
 import yaml
 
-from verl_grpo.nccl_gate import parse_size
+from verl_grpo.pod.nccl_gate import parse_size
 
 from ..local_ray import LocalRay
 from .test_commands import rendered

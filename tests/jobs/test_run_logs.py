@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from verl_grpo import log_shipper
+from verl_grpo.pod import log_shipper
 
 from ..local_ray import LocalRay, stop_cluster
 from ..scripts_harness import FAKES, calls

@@ -25,10 +25,10 @@ def dist_objects(profile: str) -> list[dict]:
 def test_helm_kustomize_and_dist_agree(profile, helm, tmp_path):
     import yaml
 
-    from verl_grpo.render.dist import dist_layer
+    from verl_grpo.output.dist import dist_layer
 
     expected = by_identity(dist_objects(profile.name))
-    # dist/'s placeholder image on arm64 machines (render/dist.py DIST_IMAGE), as a user's -f.
+    # dist/'s placeholder image on arm64 machines (output/dist.py DIST_IMAGE), as a user's -f.
     image = tmp_path / "image.yaml"
     image.write_text(yaml.safe_dump({"image": dist_layer(profile).get("image", {})}))
     overlay = str(REPO / profile.overlay_dir / "values.yaml")
@@ -76,7 +76,7 @@ def test_helm_lint_strict(values, helm):
         ("training.rolloutN=0", "rolloutN"),
         ("job.backoffLimit=-2", "backoffLimit"),
         ("training.logger={console,nope}", "logger"),
-        # Outside the supported KubeRay minors (values/kuberay.py).
+        # Outside the supported KubeRay minors (facts/kuberay.py).
         ("kuberay.version=1.3.0", "version"),
         ("kuberay.version=1.8.0", "version"),
         ("kuberay.version=v1.6.0", "version"),

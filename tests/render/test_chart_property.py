@@ -10,13 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
+from verl_grpo.facts.machines import gpu_profiles
 from verl_grpo.pipeline import Request, synthesize
 from verl_grpo.problems import Problems
-from verl_grpo.values.cross_rules import world
+from verl_grpo.rules.cross_rules import world
 from verl_grpo.values.derive import Release
 from verl_grpo.values.helm_yaml import dump_values_yaml
 from verl_grpo.values.loader import default_values
-from verl_grpo.values.machines import gpu_profiles
 from verl_grpo.values.schema import values_schema
 from verl_grpo.verl_check.steps import GSM8K_TRAIN_ROWS
 
@@ -198,7 +198,7 @@ def repair(values: dict) -> dict:
     if ("reservation" in capacities) != bool(c["reservation"]):
         c["reservation"] = "res-a" if "reservation" in capacities else ""
     # Kueue: the queue's settings need the queue; a queued RayJob shuts its cluster down; the
-    # quota holds the run; a flex-start VM lasts 7 days (the queue rules, values/cross_rules.py).
+    # quota holds the run; a flex-start VM lasts 7 days (the queue rules, rules/cross_rules.py).
     q = values["queue"]
     # GCE labels topology only on reserved nodes (topology-needs-reservation).
     if capacities != {"reservation"}:
@@ -218,7 +218,7 @@ def repair(values: dict) -> dict:
         values["ray"]["version"] = "2.52.0"
         if values["kuberay"]["version"].startswith(("1.4.", "1.5.")):
             values["kuberay"]["version"] = "1.6.0"
-    # SidecarMode exists from KubeRay 1.5 (values/kuberay.py); check refuses it for 1.4.
+    # SidecarMode exists from KubeRay 1.5 (facts/kuberay.py); check refuses it for 1.4.
     if job["submissionMode"] == "SidecarMode" and values["kuberay"]["version"].startswith("1.4."):
         values["kuberay"]["version"] = "1.5.0"
     return values

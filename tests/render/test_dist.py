@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from verl_grpo.cli import main
-from verl_grpo.render import atomic
+from verl_grpo.output import atomic
 from verl_grpo.yaml_io import dump
 
 from ..conftest import DIST_VALUES, REPO, tree
@@ -19,10 +19,10 @@ from ..scripts_harness import ARM64_IMAGE
 
 
 def synth_as_dist(out: Path) -> None:
-    """`synth --profile P` of every shipped profile with dist/'s values (render/dist.py
+    """`synth --profile P` of every shipped profile with dist/'s values (output/dist.py
     dist_layer: the placeholder bucket, and on A4X the placeholder multi-arch image) into out/P."""
+    from verl_grpo.output.dist import dist_layer
     from verl_grpo.profiles import shipped_profiles
-    from verl_grpo.render.dist import dist_layer
 
     for profile in shipped_profiles():
         image = out.parent / f"{profile.name}-image.yaml"

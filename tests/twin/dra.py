@@ -2,7 +2,7 @@
 
 What cannot run here stands in, as objects those components would write (nothing else is faked):
 - GKE's managed DRANET driver publishes each node's RDMA NICs as a ResourceSlice and GKE defines
-  the DeviceClass `mrdma.google.com` (values/networks.py cites the page). How GKE's class selects
+  the DeviceClass `mrdma.google.com` (facts/networks.py cites the page). How GKE's class selects
   its devices is not published: the stand-in selects the stand-in driver's devices.
 - NVIDIA's DRA driver (k8s-dra-driver-gpu v25.12.0): its DeviceClass
   `compute-domain-default-channel.nvidia.com` (deployments/helm/nvidia-dra-driver-gpu/templates/
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from verl_grpo.values.machines import gpu_profiles
-from verl_grpo.values.networks import DRANET_DEVICE_CLASS, DRANET_LABEL
+from verl_grpo.facts.machines import gpu_profiles
+from verl_grpo.facts.networks import DRANET_DEVICE_CLASS, DRANET_LABEL
 
 from .gke import ACCELERATOR
 

@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from verl_grpo.values.machines import (
+from verl_grpo.facts.machines import (
     DEFAULT_BOOT_DISK_GB,
     allocatable_cpu,
     allocatable_ephemeral_bytes,
@@ -27,7 +27,7 @@ from verl_grpo.values.machines import (
     gpu_profiles,
     local_ssd_ephemeral,
 )
-from verl_grpo.values.quantity import parse_quantity
+from verl_grpo.facts.quantity import parse_quantity
 
 GPU_RESOURCE = "nvidia.com/gpu"
 NODEPOOL = "cloud.google.com/gke-nodepool"

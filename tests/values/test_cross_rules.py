@@ -1,4 +1,4 @@
-"""values/cross_rules.py: one rule table, evaluated by the CLI and compiled into the chart's `fail`s.
+"""rules/cross_rules.py: one rule table, evaluated by the CLI and compiled into the chart's `fail`s.
 The property test draws values around every rule's edges and requires `verl-grpo` (load_spec) and
 `helm template` to give the same verdict with the same rule id, key and message."""
 
@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from verl_grpo.pipeline import load_spec
 from verl_grpo.problems import Problems
-from verl_grpo.values.cross_rules import RULES
+from verl_grpo.rules.cross_rules import RULES
+from verl_grpo.rules.expressions import QUANTITY_TEMPLATE, V, op
 from verl_grpo.values.derive import Release
-from verl_grpo.values.expressions import QUANTITY_TEMPLATE, V, op
 
 from ..conftest import DIST_VALUES
 from ..helm_tools import CHART, run, tool

@@ -7,9 +7,9 @@ import json
 import jsonschema
 import pytest
 
+from verl_grpo.facts.machines import gpu_profiles
 from verl_grpo.problems import Problems
 from verl_grpo.values.loader import deep_merge, load_values, merge_layers
-from verl_grpo.values.machines import gpu_profiles
 from verl_grpo.values.schema import values_schema
 
 

@@ -1,4 +1,4 @@
-"""values/rules.py: the kit's cross-field rules refuse what the schema cannot, naming key and limit."""
+"""rules/check.py: the kit's cross-field rules refuse what the schema cannot, naming key and limit."""
 
 from __future__ import annotations
 

@@ -6,11 +6,11 @@ import subprocess
 
 import pytest
 
+from verl_grpo.facts.verl_placement import MOST_RAY_CPUS_PER_GPU, ray_cpus_per_gpu
+from verl_grpo.rules.check import check
 from verl_grpo.values.derive import Release, deploy_spec
 from verl_grpo.values.helm_sets import SET_STRING
 from verl_grpo.values.loader import load_values
-from verl_grpo.values.rules import check
-from verl_grpo.values.verl_placement import MOST_RAY_CPUS_PER_GPU, ray_cpus_per_gpu
 from verl_grpo.verl_check.config import supported_versions
 
 from ..conftest import oracle_python

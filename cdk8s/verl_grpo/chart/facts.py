@@ -1,4 +1,4 @@
-"""`_facts.tpl`: the machine facts (data/gpus/*.yaml, as values/machines.py reads them) and the
+"""`_facts.tpl`: the machine facts (data/gpus/*.yaml, as facts/machines.py reads them) and the
 defaults derived for each cluster mode (values/derive.py machine_defaults), under their field names;
 `verl-grpo.facts` gives one machine's in one mode, which templates bind to `$facts`."""
 
@@ -7,11 +7,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..values.cross_rules import RULES
+from ..facts.machines import gpu_profiles
+from ..facts.node_fit import SIDECAR_LIMITS
+from ..rules.cross_rules import RULES
+from ..rules.expressions import FACTS_HELPER, MACHINE_FACTS, MACHINE_HELPER
 from ..values.derive import machine_defaults
-from ..values.expressions import FACTS_HELPER, MACHINE_FACTS, MACHINE_HELPER
-from ..values.machines import gpu_profiles
-from ..values.node_fit import SIDECAR_LIMITS
 from ..values.refs import camel
 from ..yaml_io import dump
 
@@ -24,7 +24,7 @@ def machine_rows() -> dict[str, Any]:
     for name, gpu in gpu_profiles().items():
         row = {camel(k): (dict(v) if k == "nccl_env" else v) for k, v in dataclasses.asdict(gpu).items()}
         row = {k: list(v) if isinstance(v, tuple) else v for k, v in row.items()}
-        # What the rules read (values/cross_rules.py MachineFact): the same field, or one of their own.
+        # What the rules read (rules/cross_rules.py MachineFact): the same field, or one of their own.
         assert RULES, "the rules register their facts as they are built"
         for fact, table in MACHINE_FACTS.items():
             assert row.get(fact, table[name]) == table[name], f"{name}: {fact} differs from the profile's"

@@ -9,10 +9,10 @@ from importlib import resources
 from typing import Any
 
 from .. import VERL_VERSION, __version__
+from ..facts.machines import gpu_profiles
 from ..values.derive import CHART_NAME
 from ..values.helm_yaml import scalar
 from ..values.loader import default_values
-from ..values.machines import gpu_profiles
 from ..values.schema import values_schema
 from .writer import templates
 

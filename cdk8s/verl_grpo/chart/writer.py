@@ -8,9 +8,9 @@ import re
 from typing import Any
 
 from ..constructs.base import SPEC_DEFINE
-from ..values.cross_rules import rules_template
+from ..rules.cross_rules import rules_template
+from ..rules.expressions import from_root
 from ..values.derive import Release, deploy_spec
-from ..values.expressions import from_root
 from ..values.model import Values
 from ..values.refs import ChartOps, ChartTable, chart_values
 from ..values.worker_groups import WORKER_GROUP_TEMPLATE
@@ -18,7 +18,7 @@ from .facts import bind_facts, facts_template
 from .helpers import LABELS, helpers_template
 from .template_text import Action, render_tree, to_tree, wrap_long_lines
 
-# Every object's template runs the cross-field rules first (values/cross_rules.py): `helm install`
+# Every object's template runs the cross-field rules first (rules/cross_rules.py): `helm install`
 # and `helm template` fail with the rule id, key and message `verl-grpo check` gives.
 RULES_INCLUDE = '{{- include "verl-grpo.validateValues" . }}\n'
 SHARED = "Held by more than one object (constructs/: add_object(shared=...))."
@@ -30,7 +30,7 @@ MACHINE = {WORKER_GROUP_TEMPLATE: ".group.machine"}
 
 def chart_table_and_objects() -> tuple[ChartTable, list[Any]]:
     """The constructs rendered once in chart mode, through cdk8s as every rendering is."""
-    from ..app import render
+    from ..constructs.app import render
 
     table = ChartTable()
     values = chart_values(Values, table)
@@ -41,7 +41,7 @@ def chart_table_and_objects() -> tuple[ChartTable, list[Any]]:
 
 def templates() -> dict[str, str]:
     """templates/<object>.yaml for every object, and the named templates."""
-    from ..assembly import TOP_LABEL_KEYS
+    from ..constructs.assembly import TOP_LABEL_KEYS
 
     table, objects = chart_table_and_objects()
     defines: dict[str, Any] = {}

@@ -74,8 +74,8 @@ def _crd_docs(text: str) -> list[object]:
 
 
 def _kuberay_problems(version: str, docs: list[object]) -> list[object]:
+    from ..facts.kuberay_crds import mismatch
     from ..problems import RULES, Problem
-    from ..values.kuberay_crds import mismatch
 
     why = mismatch(docs, version)
     return (

@@ -25,12 +25,12 @@ def run(args: argparse.Namespace) -> int:
     """Render and validate all of it first, then swap the three trees in together."""
     from .. import __version__
     from ..chart.files import chart_files
+    from ..output.atomic import TreeWrite, write_trees
+    from ..output.dist import dist_files, dist_layer
+    from ..output.overlays import overlay_files
+    from ..output.package import chart_archive
     from ..pipeline import Request, synthesize
     from ..profiles import shipped_profiles
-    from ..render.atomic import TreeWrite, write_trees
-    from ..render.dist import dist_files, dist_layer
-    from ..render.overlays import overlay_files
-    from ..render.package import chart_archive
     from ..values.derive import CHART_NAME
     from ..working import working
 

@@ -44,9 +44,9 @@ def unwritable_folder(path: Path) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..output.atomic import write_tree
+    from ..output.dist import dist_files
     from ..pipeline import synthesize
-    from ..render.atomic import write_tree
-    from ..render.dist import dist_files
     from ..yaml_io import dump_all
 
     chosen = profiles(args.profile or matching_profiles(args))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..facts.kueue import KUEUE_API
 from ..values.derive import DeploySpec
-from ..values.kueue import KUEUE_API
 from ..values.refs import Condition, Helper, RangeIndex
 from .pod_security import skip_annotations
 
@@ -38,7 +38,7 @@ KINDS = {
     "RayCluster": ("ray.io/v1", True),
     "Network": ("networking.gke.io/v1", False),
     "GKENetworkParamSet": ("networking.gke.io/v1", False),
-    # Kueue v0.19.2 (values/kueue.py): only the LocalQueue is namespaced.
+    # Kueue v0.19.2 (facts/kueue.py): only the LocalQueue is namespaced.
     "LocalQueue": (KUEUE_API, True),
     "ClusterQueue": (KUEUE_API, False),
     "ResourceFlavor": (KUEUE_API, False),

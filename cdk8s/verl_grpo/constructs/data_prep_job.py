@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import VERL_VERSION
-from ..preflight import MARKER
+from ..facts.pins import VERL_COMMIT, VERL_REPOSITORY
+from ..pod.preflight import MARKER
 from ..values.derive import DeploySpec
-from ..values.pins import VERL_COMMIT, VERL_REPOSITORY
 from .base import WAVE_DATA, ManifestConstruct, image, pod_labels
 from .gcs_fuse_storage import GcsFuseStorage
 from .pod_security import (

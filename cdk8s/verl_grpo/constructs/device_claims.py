@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..facts.networks import DRANET_DEVICE_CLASS
 from ..values.derive import DeploySpec
-from ..values.networks import DRANET_DEVICE_CLASS
 from ..values.refs import Condition
 from .base import ManifestConstruct
 

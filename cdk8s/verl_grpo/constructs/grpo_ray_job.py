@@ -72,7 +72,7 @@ class GrpoRayJob(ManifestConstruct):
             "shutdownAfterJobFinishes": v.job.shutdown_after_job_finishes,
             "ttlSecondsAfterFinished": v.job.ttl_seconds_after_finished,
             "activeDeadlineSeconds": v.job.active_deadline_seconds,
-            # preRunningDeadlineSeconds from KubeRay 1.6 (values/kuberay.py).
+            # preRunningDeadlineSeconds from KubeRay 1.6 (facts/kuberay.py).
             **spec.derived.rayjob_version_fields,
             "backoffLimit": spec.ops.backoff_limit(v),
             "rayClusterSpec": cluster.spec,

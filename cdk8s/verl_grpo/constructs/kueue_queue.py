@@ -5,16 +5,14 @@ with two ResourceFlavors: the CPU nodes first (the Ray head and the submitter fi
 its node labels), then the GPU nodes, which alone have GPU quota. With topology placement the GPU
 flavor names a Topology of GKE's node labels; with flex-start the ClusterQueue runs Kueue's
 ProvisioningRequest admission check on the GPU flavor, so GKE provisions the whole gang at once
-(queued provisioning) before Kueue admits the run. Facts and sources: values/kueue.py.
+(queued provisioning) before Kueue admits the run. Facts and sources: facts/kueue.py.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..values.capacity import gpu_selector_labels
-from ..values.derive import DeploySpec
-from ..values.kueue import (
+from ..facts.kueue import (
     ATOMIC_PROVISIONING_CLASS,
     COVERING_QUOTAS,
     GPU_RESOURCE,
@@ -22,10 +20,11 @@ from ..values.kueue import (
     PROVISIONING_CONTROLLER,
     QUEUED_PROVISIONING_CLASS,
 )
+from ..values.derive import DeploySpec
 from ..values.model import TOPOLOGY_LEVELS
 from ..values.refs import Condition
 from .base import ManifestConstruct
-from .scheduling import cpu_pool_selector, gpu_machine_selector
+from .scheduling import cpu_pool_selector, gpu_machine_selector, gpu_selector_labels
 
 if TYPE_CHECKING:
     from constructs import Construct

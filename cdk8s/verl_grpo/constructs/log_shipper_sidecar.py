@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..facts.node_fit import LOG_SHIPPER_CPU, LOG_SHIPPER_MEMORY
 from ..values.derive import DeploySpec
-from ..values.node_fit import LOG_SHIPPER_CPU, LOG_SHIPPER_MEMORY
 from ..values.refs import text
 from .base import image
 from .gcs_fuse_storage import GcsFuseStorage

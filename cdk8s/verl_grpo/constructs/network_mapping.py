@@ -4,13 +4,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..facts.networks import NicNetwork, gvnic_network, pod_interfaces, rdma_network
 from ..values.derive import DeploySpec
-from ..values.networks import POD_INTERFACES, NicNetwork, gvnic_network, pod_interfaces, rdma_network
-from ..values.refs import Condition, RangeIndex, go_json
+from ..values.refs import Condition, Helper, RangeIndex, go_json
 from .base import ManifestConstruct
 
 if TYPE_CHECKING:
     from constructs import Construct
+
+
+# pod_interfaces in Go: (list prefix count).
+POD_INTERFACES = Helper(
+    "verl-grpo.podInterfaces",
+    """
+{{- $prefix := index . 0 }}
+{{- $interfaces := list (dict "interfaceName" "eth0" "network" "default") }}
+{{- $interfaces = append $interfaces (dict "interfaceName" "eth1" "network" (printf "%s-gvnic" $prefix)) }}
+{{- range $i := until (int (index . 1)) }}
+{{- $rdma := dict "interfaceName" (printf "eth%d" (add $i 2)) "network" (printf "%s-rdma-%d" $prefix $i) }}
+{{- $interfaces = append $interfaces $rdma }}
+{{- end }}
+{{- toJson $interfaces }}""",
+    "A worker pod's networking.gke.io/interfaces (facts/networks.py pod_interfaces).",
+)
 
 
 class NetworkMapping(ManifestConstruct):

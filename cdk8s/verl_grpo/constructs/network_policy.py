@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..facts.kuberay import DASHBOARD_PORT
 from ..values.derive import DeploySpec
-from ..values.kuberay import DASHBOARD_PORT
 from .base import ManifestConstruct, pod_labels
 from .pod_security import NAMESPACED_EXCEPTIONS
 

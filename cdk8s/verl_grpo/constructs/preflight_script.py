@@ -24,7 +24,7 @@ SHIPPED = ("preflight.py", "checkpoint_guard.py", "nccl_gate.py", "log_shipper.p
 
 
 def preflight_sources() -> dict[str, str]:
-    return {name: (resources.files("verl_grpo") / name).read_text() for name in SHIPPED}
+    return {name: (resources.files("verl_grpo") / "pod" / name).read_text() for name in SHIPPED}
 
 
 class PreflightScript(ManifestConstruct):

@@ -3,17 +3,17 @@ workers per capacity (spot, reservation, flex-start, on-demand); with Kueue, the
 workers' topology.
 
 The GPU pool's gcloud flags (scripts/30-gpu-pool.sh, from `verl-grpo env`) and these selectors
-come from one table, values/capacity.py, so a pod can never ask for a node kind the pool lacks.
+come from one table, facts/capacity.py, so a pod can never ask for a node kind the pool lacks.
 """
 
 from __future__ import annotations
 
-from ..values.capacity import gpu_selector_labels
+from ..facts.capacity import CAPACITIES
+from ..facts.kueue import QUEUE_LABEL, QUEUED_TOLERATION, TOPOLOGY_ANNOTATIONS
+from ..facts.networks import DRANET_LABEL
 from ..values.derive import DeploySpec
-from ..values.kueue import QUEUE_LABEL, QUEUED_TOLERATION, TOPOLOGY_ANNOTATIONS
 from ..values.model import Values
-from ..values.networks import DRANET_LABEL
-from ..values.refs import text
+from ..values.refs import Ops, text
 
 # GKE taints Arm nodes kubernetes.io/arch=arm64:NoSchedule and labels them kubernetes.io/arch
 # (https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment);
@@ -73,13 +73,13 @@ def gpu_machine_selector(spec: DeploySpec) -> dict[str, str]:
             {"cloud.google.com/gke-accelerator-count": text(gpu.gpus_per_node)},
         ),
         **ops.when(ops.negate(ops.is_(gpu.arch, "amd64")), {ARCH_LABEL: gpu.arch}),
-        # Only the pools that publish their NICs (values/networks.py).
+        # Only the pools that publish their NICs (facts/networks.py).
         **ops.when(ops.is_(v.network.rdma, "dranet"), {DRANET_LABEL: "true"}),
     }
 
 
 def queue_labels(spec: DeploySpec) -> dict[str, str]:
-    """The run's own labels: Kueue's queue, when queued (values/kueue.py)."""
+    """The run's own labels: Kueue's queue, when queued (facts/kueue.py)."""
     q = spec.values.queue
     return spec.ops.when(spec.ops.flag(q.enabled), {QUEUE_LABEL: q.local_queue})
 
@@ -109,3 +109,20 @@ def worker_tolerations(spec: DeploySpec) -> object:
             ),
         ],
     )
+
+
+def gpu_selector_labels(v: Values, ops: Ops) -> dict[str, object]:
+    """Selectors the GPU workers add for the capacity (and, on Autopilot, the RDMA zone)."""
+    autopilot = ops.is_(v.cluster.mode, "autopilot")
+    labels: dict[str, object] = {}
+    for c in CAPACITIES.values():
+        labels |= ops.when(ops.is_(v.cluster.capacity, c.name), c.labels)
+    for c in CAPACITIES.values():
+        extra = {
+            k: val.replace("{reservation}", v.cluster.reservation) for k, val in c.autopilot_labels.items()
+        }
+        labels |= ops.when(ops.all_of(autopilot, ops.is_(v.cluster.capacity, c.name)), extra)
+    # The RoCE network profile is zonal (<zone>-vpc-roce) and Autopilot picks a node's zone
+    # from the pod: pin the workers to the zone of the RDMA VPC (well-known node label,
+    # https://kubernetes.io/docs/reference/labels-annotations-taints/#topologykubernetesiozone).
+    return labels | ops.when(autopilot, {"topology.kubernetes.io/zone": v.cluster.zone})

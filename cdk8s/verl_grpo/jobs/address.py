@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import urlparse
 
-from ..values.kuberay import DASHBOARD_PORT
+from ..facts.kuberay import DASHBOARD_PORT
 from .errors import JobsError
 
 HEAD_SELECTOR = "ray.io/node-type=head"

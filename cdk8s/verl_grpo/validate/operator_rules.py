@@ -10,9 +10,9 @@ from typing import Any
 
 import yaml
 
-from ..values.kuberay import NAME_MAX
-from ..values.machines import GIB, allocatable_cpu, allocatable_memory_gib, cpu_machines, gpu_profiles
-from ..values.quantity import parse_quantity
+from ..facts.kuberay import NAME_MAX
+from ..facts.machines import GIB, allocatable_cpu, allocatable_memory_gib, cpu_machines, gpu_profiles
+from ..facts.quantity import parse_quantity
 from .ray_runtime_env import unknown_field_problems
 
 DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
@@ -152,7 +152,7 @@ TENSOR_PARALLEL = re.compile(r"actor_rollout_ref\.rollout\.tensor_model_parallel
 
 def _tensor_parallel(spec: dict[str, Any]) -> Iterator[Problem]:
     """The rollout's tensor-parallel size in the entrypoint against the GPUs of each worker pod:
-    the kit's `tp-divides-node` rule (values/cross_rules.py), re-derived from the objects."""
+    the kit's `tp-divides-node` rule (rules/cross_rules.py), re-derived from the objects."""
     found = TENSOR_PARALLEL.search(str(spec.get("entrypoint", "")))
     if not found:
         return

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from ..values.kuberay import DASHBOARD_PORT
+from ..facts.kuberay import DASHBOARD_PORT
 from .operator_rules import cluster_spec_paths
 
 SetFinding = tuple[int, str, str, str, str]  # document index, severity, path, rule, message

@@ -10,8 +10,8 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from .. import __version__
-from .kuberay import RAYJOB_FIELD_SINCE
-from .machines import (
+from ..facts.kuberay import RAYJOB_FIELD_SINCE
+from ..facts.machines import (
     GIB,
     GpuProfile,
     allocatable_cpu,
@@ -19,8 +19,7 @@ from .machines import (
     gpu_node_ephemeral_bytes,
     gpu_profiles,
 )
-from .model import Values
-from .node_fit import (
+from ..facts.node_fit import (
     FILE_CACHE_CAPACITY,
     GPU_NODE_DAEMONSETS,
     GPU_SIDECAR_EPHEMERAL_HEADROOM,
@@ -29,6 +28,7 @@ from .node_fit import (
     Amounts,
     sidecars,
 )
+from .model import Values
 from .refs import Helper, Ops
 
 # The GPU pods' FUSE sidecar ephemeral limit with the default file cache (derive's

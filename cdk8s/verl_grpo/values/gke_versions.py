@@ -10,7 +10,7 @@ from importlib import resources
 
 import yaml
 
-from .machines import gpu_profiles
+from ..facts.machines import gpu_profiles
 from .model import Values
 from .worker_groups import machines
 

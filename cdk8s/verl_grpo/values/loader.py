@@ -16,7 +16,6 @@ import yaml
 
 from ..problems import VALUES, Problem, Problems, did_you_mean, error
 from ..yaml_io import TooLarge, load_all_limited
-from .expressions import V
 from .helm_sets import apply_sets
 from .helm_yaml import HelmValuesLoader
 from .model import Values
@@ -153,7 +152,10 @@ PROFILE_KEYS = ("gpu.type", "cluster.mode", "run.kind")
 
 
 def _at(tree: dict[str, Any], dotted: str) -> Any:
-    return V(dotted).py(tree)  # the rules' own path lookup: None where a key is missing
+    node: Any = tree
+    for part in dotted.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node  # None where a key is missing
 
 
 def agrees(profile: dict[str, Any], user: dict[str, Any]) -> bool:

@@ -12,11 +12,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from typing_extensions import TypedDict
 
-from .kuberay import DEFAULT_VERSION as KUBERAY_DEFAULT_VERSION
-from .kuberay import VERSION_PATTERN as KUBERAY_VERSION_PATTERN
-from .machines import cpu_machines, gpu_profiles
-from .node_fit import FILE_CACHE_CAPACITY, GPU_SIDECAR_EPHEMERAL_HEADROOM, SIDECAR_LIMITS
-from .pins import DEFAULT_MODEL_REVISION, DIGEST
+from ..facts.kuberay import DEFAULT_VERSION as KUBERAY_DEFAULT_VERSION
+from ..facts.kuberay import VERSION_PATTERN as KUBERAY_VERSION_PATTERN
+from ..facts.machines import cpu_machines, gpu_profiles
+from ..facts.node_fit import FILE_CACHE_CAPACITY, GPU_SIDECAR_EPHEMERAL_HEADROOM, SIDECAR_LIMITS
+from ..facts.pins import DEFAULT_MODEL_REVISION, DIGEST
 
 DNS1035 = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
 # Kubernetes quantity (decimal or binary suffix); CPU may use millicores.

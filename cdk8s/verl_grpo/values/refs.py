@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NoReturn, TypeVar
 
+from ..facts.versions import version_at_least
+
 T = TypeVar("T")
 MIB = 2**20
 QUANTITY_DEFINE = "verl-grpo.quantity"  # expressions.QUANTITY_TEMPLATE, which imports this module
@@ -32,8 +34,12 @@ CHOICE = re.compile(r"@@choice(\d+)@@")
 EACH = re.compile(r"@@each(\d+)@@")
 # A list item that exists only when a condition holds: {"@@ifN@@__item__": item} (Ops.listed).
 ITEM = "__item__"
-# The chart's sum of every worker group's replicas (cross_rules.py defines it in _rules.tpl).
+# The chart's sum of every worker group's replicas, each group's capacity between bars
+# ("|spot|reservation|") and whether all are cluster.capacity: rules/expressions.py defines them
+# in _rules.tpl (Workers, UsesCapacity, OneCapacity).
 WORKER_COUNT_TEMPLATE = "verl-grpo.workerCount"
+CAPACITIES = "verl-grpo.groupCapacities"
+ONE_CAPACITY = "verl-grpo.oneCapacity"
 
 
 @dataclass(frozen=True)
@@ -306,7 +312,7 @@ class Ops:
 
     def quantity_plus(self, leaf: object, extra: str) -> str:
         """The quantity leaf plus `extra`, in whole MiB rounded up ("107520Mi")."""
-        from .quantity import parse_quantity
+        from ..facts.quantity import parse_quantity
 
         total = parse_quantity(str(leaf)) + parse_quantity(extra)
         return f"{math.ceil(total / MIB)}Mi"
@@ -486,7 +492,7 @@ class ChartOps(Ops):
         return self.table.add(f"(add {self._go(a)} {self._go(b)})", "json")
 
     def quantity_plus(self, leaf: object, extra: str) -> str:
-        from .quantity import parse_quantity
+        from ..facts.quantity import parse_quantity
 
         quantity = f"(include {json.dumps(QUANTITY_DEFINE)} {self._go(leaf)})"
         total = f"(addf {quantity} {float(parse_quantity(extra))!r})"
@@ -497,7 +503,6 @@ class ChartOps(Ops):
         return self.table.add(f'(ternary "" (print {json.dumps(prefix)} {go}) (empty {go}))', "str")
 
     def backoff_limit(self, values: Any) -> Any:
-        from .expressions import CAPACITIES
         from .worker_groups import OTHER_RETRIES, SPOT_RETRIES
 
         limit = self._go(values.job.backoff_limit)
@@ -509,9 +514,7 @@ class ChartOps(Ops):
         return self.table.add(f"(include {json.dumps(WORKER_COUNT_TEMPLATE)} . | atoi)", "json")
 
     def one_capacity(self, values: Any) -> Condition:
-        from .expressions import OneCapacity  # expressions imports this module
-
-        return Cond(OneCapacity().go())
+        return Cond(f'eq (include {json.dumps(ONE_CAPACITY)} .) "true"')
 
     def spec_digest(self, spec: dict[str, object], template: str) -> str:
         return self.table.add(f"(include {json.dumps(template + '.digest')} .)", "str")
@@ -570,15 +573,6 @@ class RangeIndex:
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:8]
-
-
-def version_at_least(version: str, minimum: str) -> bool:
-    """Helm's `semverCompare ">=minimum" version`, for plain x.y.z versions."""
-
-    def parts(v: str) -> tuple[int, ...]:
-        return tuple(int(part) for part in v.split("."))
-
-    return parts(version) >= parts(minimum)
 
 
 def chart_values(

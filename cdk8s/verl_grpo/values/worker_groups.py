@@ -51,7 +51,7 @@ class GroupView:
     max_replicas: int
     pool: str
     # Several groups on Standard: each selects its own pool, since a reservation's or on-demand
-    # nodes carry no label of their capacity (values/capacity.py) and pods of one group would
+    # nodes carry no label of their capacity (facts/capacity.py) and pods of one group would
     # otherwise land on another's nodes.
     pinned: bool
     values: Values  # cluster.capacity and gpu.type are the group's

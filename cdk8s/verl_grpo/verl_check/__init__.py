@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # imported where used: every CLI start imports .config for --
 
 def training_problems(spec: DeploySpec, verl_version: str) -> list[Problem]:
     from ..constructs.runtime_env import all_overrides, hydra_settings
-    from ..values.quantity import parse_quantity
+    from ..facts.quantity import parse_quantity
     from .config import compose
     from .rules import check
 

@@ -13,7 +13,7 @@ helm.sh/chart: verl-grpo-0.1.0
 {{- with .Values.image.digest }}@{{ . }}{{ end }}
 {{- end }}
 
-{{- /* A worker pod's networking.gke.io/interfaces (values/networks.py pod_interfaces). */}}
+{{- /* A worker pod's networking.gke.io/interfaces (facts/networks.py pod_interfaces). */}}
 {{- define "verl-grpo.podInterfaces" -}}
 {{- $prefix := index . 0 }}
 {{- $interfaces := list (dict "interfaceName" "eth0" "network" "default") }}

@@ -1,4 +1,4 @@
-{{- /* The kit's cross-field rules (values/cross_rules.py), as `verl-grpo check` runs them. */}}
+{{- /* The kit's cross-field rules (rules/cross_rules.py), as `verl-grpo check` runs them. */}}
 {{- define "verl-grpo.quantity" }}
 {{- $n := regexFind "^[0-9]+(\\.[0-9]+)?" (toString .) }}
 {{- mulf

@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from .node_runtime import require_node
+from ..node_runtime import require_node
 
 require_node()  # before the first import of cdk8s starts jsii's node kernel
 
 import cdk8s
 
+from ..values.derive import DeploySpec
 from .assembly import RenderedObject, objects_of, parts, top_labels
-from .values.derive import DeploySpec
 
 
 class VerlGrpoChart(cdk8s.Chart):

@@ -247,7 +247,7 @@ def stall_lines(group: Group, ranks: list[Rank], phases: dict[int, str], seconds
 
 def nccl_lines(ranks: list[Rank], libraries: list[str]) -> tuple[bool, list[str]]:
     """Which NCCL the ranks run (GateRank.nccl_library): one build everywhere, or the nodes of each.
-    The cluster modes' RDMA installers leave different builds on the node (values/pins.py), and
+    The cluster modes' RDMA installers leave different builds on the node (facts/pins.py), and
     which one a process maps depends on the image's linking, so the gate says what it found."""
     by_library: dict[str, set[str]] = {}
     for r, library in zip(ranks, libraries, strict=True):

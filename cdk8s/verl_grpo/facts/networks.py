@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .refs import Helper
-
 # GKE managed DRANET (https://cloud.google.com/kubernetes-engine/docs/how-to/allocate-network-resources-dra,
 # "Allocate network resources by using GKE managed DRANET", 2026-04-10): a node pool labelled
 # cloud.google.com/gke-networking-dra-driver=true (created with --accelerator-network-profile=auto,
@@ -39,22 +37,6 @@ def gvnic_network(prefix: str) -> NicNetwork:
 def rdma_network(prefix: str, index: object) -> NicNetwork:
     """The network of RDMA NIC `index` (an int, or the chart's range index)."""
     return NicNetwork(f"{prefix}-rdma-{index}", f"{prefix}-rdma-net", f"{prefix}-rdma-sub-{index}", "RDMA")
-
-
-# pod_interfaces in Go: (list prefix count).
-POD_INTERFACES = Helper(
-    "verl-grpo.podInterfaces",
-    """
-{{- $prefix := index . 0 }}
-{{- $interfaces := list (dict "interfaceName" "eth0" "network" "default") }}
-{{- $interfaces = append $interfaces (dict "interfaceName" "eth1" "network" (printf "%s-gvnic" $prefix)) }}
-{{- range $i := until (int (index . 1)) }}
-{{- $rdma := dict "interfaceName" (printf "eth%d" (add $i 2)) "network" (printf "%s-rdma-%d" $prefix $i) }}
-{{- $interfaces = append $interfaces $rdma }}
-{{- end }}
-{{- toJson $interfaces }}""",
-    "A worker pod's networking.gke.io/interfaces (values/networks.py pod_interfaces).",
-)
 
 
 def pod_interfaces(prefix: str, rdma_nics: int) -> list[dict[str, str]]:

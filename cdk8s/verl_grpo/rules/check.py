@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..problems import RULES, Problem, error
-from .cross_rules import violations
-from .derive import DeploySpec
-from .node_fit import (
+from ..facts.node_fit import (
     LOG_SHIPPER,
     SUBMITTER,
     ZERO,
@@ -18,6 +15,9 @@ from .node_fit import (
     pack,
     sidecars,
 )
+from ..problems import RULES, Problem, error
+from ..values.derive import DeploySpec
+from .cross_rules import violations
 
 DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 

@@ -6,18 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .constructs.base import ManifestConstruct
-from .constructs.data_prep_job import DataPrepJob
-from .constructs.device_claims import DeviceClaims
-from .constructs.gcs_fuse_storage import GcsFuseStorage
-from .constructs.grpo_ray_job import GrpoRayJob
-from .constructs.kueue_queue import KueueQueue
-from .constructs.network_mapping import NetworkMapping
-from .constructs.network_policy import RayNetworkPolicy
-from .constructs.preflight_script import PreflightScript
-from .constructs.training_identity import TrainingIdentity
-from .constructs.verl_ray_cluster import VerlRayCluster
-from .values.derive import CHART_NAME, DeploySpec
+from ..values.derive import CHART_NAME, DeploySpec
+from .base import ManifestConstruct
+from .data_prep_job import DataPrepJob
+from .device_claims import DeviceClaims
+from .gcs_fuse_storage import GcsFuseStorage
+from .grpo_ray_job import GrpoRayJob
+from .kueue_queue import KueueQueue
+from .network_mapping import NetworkMapping
+from .network_policy import RayNetworkPolicy
+from .preflight_script import PreflightScript
+from .training_identity import TrainingIdentity
+from .verl_ray_cluster import VerlRayCluster
 
 if TYPE_CHECKING:
     from constructs import Construct

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..constructs.runtime_env import entrypoint, runtime_env_yaml
+from ..facts.machines import gpu_profiles
 from ..values.loader import deep_merge
-from ..values.machines import gpu_profiles
 from ..yaml_io import dump
 
 if TYPE_CHECKING:
-    from ..assembly import RenderedObject
+    from ..constructs.assembly import RenderedObject
     from ..pipeline import Rendering
     from ..profiles import Profile
     from ..values.derive import DeploySpec

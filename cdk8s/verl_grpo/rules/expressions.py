@@ -19,8 +19,8 @@ from decimal import Context, Decimal
 from functools import reduce
 from typing import Any
 
-from .refs import WORKER_COUNT_TEMPLATE as WORKER_COUNT
-from .refs import version_at_least
+from ..values.refs import CAPACITIES, ONE_CAPACITY, version_at_least
+from ..values.refs import WORKER_COUNT_TEMPLATE as WORKER_COUNT
 
 Scope = dict[str, Any]  # {"Values": values by alias, "Release": {"Name": ...}}
 
@@ -165,11 +165,9 @@ def effective_capacities(values: dict[str, Any]) -> list[str]:
 
 # Each group's capacity between bars ("|spot|reservation|"), and each repeated group name followed
 # by a space, as templates (_rules.tpl defines them): the aggregate rules test these strings.
-CAPACITIES = "verl-grpo.groupCapacities"
 REPEATED = "verl-grpo.repeatedGroups"
 # "true" when no group names a capacity other than cluster.capacity: its entries are cut from the
 # list, which leaves "|" only when no other is there (no capacity's name begins another's).
-ONE_CAPACITY = "verl-grpo.oneCapacity"
 GROUP_TEMPLATES = (
     f'{{{{- define "{CAPACITIES}" }}}}{{{{- range .Values.workerGroups }}}}|'
     "{{ .capacity | default $.Values.cluster.capacity }}{{- end }}|{{- end }}",

@@ -17,8 +17,31 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..facts.kuberay import AUTH_SECRET_SINCE, NAME_MAX, RAY_TOKEN_AUTH_SINCE, SUBMISSION_MODE_SINCE
+from ..facts.kueue import FLEX_START_MAX_SECONDS
+from ..facts.machines import (
+    GIB,
+    GpuProfile,
+    allocatable_cpu,
+    allocatable_memory_gib,
+    gpu_node_ephemeral_bytes,
+    gpu_profiles,
+)
+from ..facts.node_fit import (
+    AUTOPILOT_GPU_SIDECAR_CPU_MAX,
+    AUTOPILOT_GPU_SIDECAR_MEMORY_MAX,
+    FUSE_SIDECAR_DEFAULT_REQUEST,
+    GPU_NODE_DAEMONSETS,
+    GPU_SIDECAR_EPHEMERAL_HEADROOM,
+    LOG_SHIPPER,
+    PREFETCH_SIDECAR,
+    SIDECAR_LIMITS,
+)
+from ..facts.quantity import parse_quantity
+from ..facts.verl_placement import MOST_RAY_CPUS_PER_GPU
+from ..values.derive import machine_defaults
+from ..values.model import DNS1035, SUB_BLOCK_LEVEL
 from ..verl_check.steps import GSM8K_TRAIN_ROWS
-from .derive import machine_defaults
 from .expressions import (
     GROUP_TEMPLATES,
     QUANTITY_TEMPLATE,
@@ -38,29 +61,6 @@ from .expressions import (
     from_root,
     op,
 )
-from .kuberay import AUTH_SECRET_SINCE, NAME_MAX, RAY_TOKEN_AUTH_SINCE, SUBMISSION_MODE_SINCE
-from .kueue import FLEX_START_MAX_SECONDS
-from .machines import (
-    GIB,
-    GpuProfile,
-    allocatable_cpu,
-    allocatable_memory_gib,
-    gpu_node_ephemeral_bytes,
-    gpu_profiles,
-)
-from .model import DNS1035, SUB_BLOCK_LEVEL
-from .node_fit import (
-    AUTOPILOT_GPU_SIDECAR_CPU_MAX,
-    AUTOPILOT_GPU_SIDECAR_MEMORY_MAX,
-    FUSE_SIDECAR_DEFAULT_REQUEST,
-    GPU_NODE_DAEMONSETS,
-    GPU_SIDECAR_EPHEMERAL_HEADROOM,
-    LOG_SHIPPER,
-    PREFETCH_SIDECAR,
-    SIDECAR_LIMITS,
-)
-from .quantity import parse_quantity
-from .verl_placement import MOST_RAY_CPUS_PER_GPU
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ def _sidecar_limit(key: str, i: int) -> Expr:
 
 @dataclass(frozen=True)
 class WorkerResource:
-    """One resource of the worker pod on a GPU node, as values/node_fit.py counts it: the worker
+    """One resource of the worker pod on a GPU node, as facts/node_fit.py counts it: the worker
     container (its value or the derived default), the FUSE sidecar (its limit, which the webhook
     makes its request, or the default request when the limit is 0) and the metadata-prefetch
     sidecar, next to GKE's DaemonSets, against the machine's allocatable."""
@@ -422,7 +422,7 @@ def _bucket_folder_rules() -> tuple[CrossRule, ...]:
 
 
 def _queue_rules() -> tuple[CrossRule, ...]:
-    """What Kueue and flex-start refuse (values/kueue.py has the sources)."""
+    """What Kueue and flex-start refuse (facts/kueue.py has the sources)."""
     queued = V("Values.queue.enabled")
     return (
         CrossRule(
@@ -734,7 +734,7 @@ def _machine_rules() -> tuple[CrossRule, ...]:
         _group_offered("group-mode-offered", "workerGroups.machine", MODE, "modes"),
         *_group_machine_rules(),
         # Autopilot turns DRANET on through a custom ComputeClass (nodePoolConfig.dra.networking,
-        # GKE 1.35.2-gke.1842000; values/networks.py cites the page), which the kit does not render.
+        # GKE 1.35.2-gke.1842000; facts/networks.py cites the page), which the kit does not render.
         CrossRule(
             "dranet-on-standard",
             "network.rdma",
@@ -1059,7 +1059,7 @@ def rules_template() -> str:
     break it (each group's, for a per-group rule), and `verl-grpo.validateValues`, which every
     object's template includes: it fails once with every message, as Bitnami's charts do."""
     lines = [
-        "{{- /* The kit's cross-field rules (values/cross_rules.py), as `verl-grpo check` runs them. */}}",
+        "{{- /* The kit's cross-field rules (rules/cross_rules.py), as `verl-grpo check` runs them. */}}",
         # One action a line (`{{-` trims the line break before it).
         *(
             t.replace("}}{{-", "}}\n{{-")

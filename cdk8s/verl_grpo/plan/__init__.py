@@ -5,20 +5,20 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..facts.capacity import CAPACITIES
+from ..facts.kueue import FLEX_START_MAX_SECONDS
+from ..facts.machines import GIB, GpuProfile, gpu_profiles
+from ..facts.node_fit import GPU_NODE_DAEMONSETS, Amounts, amounts, cpu_pool
+from ..facts.quantity import parse_quantity
+from ..facts.verl_placement import ray_cpus_per_gpu
+from ..pod.preflight import model_billions
+from ..problems import PLAN, Problem
+from ..rules.check import cpu_pool_pods, pod_sidecars
+from ..values.derive import DeploySpec, gpu_node, group_spec
+from ..values.model import Values
+from ..values.worker_groups import group_views, machines, total_workers
+from ..verl_check.steps import steps_per_epoch, total_steps
 from . import gpu_memory
-from .preflight import model_billions
-from .problems import PLAN, Problem
-from .values.capacity import CAPACITIES
-from .values.derive import DeploySpec, gpu_node, group_spec
-from .values.kueue import FLEX_START_MAX_SECONDS
-from .values.machines import GIB, GpuProfile, gpu_profiles
-from .values.model import Values
-from .values.node_fit import GPU_NODE_DAEMONSETS, Amounts, amounts, cpu_pool
-from .values.quantity import parse_quantity
-from .values.rules import cpu_pool_pods, pod_sidecars
-from .values.verl_placement import ray_cpus_per_gpu
-from .values.worker_groups import group_views, machines, total_workers
-from .verl_check.steps import steps_per_epoch, total_steps
 
 BF16 = 2
 # A verl checkpoint of the actor: fp32 weights and Adam's two fp32 moments (checkpoint
@@ -122,9 +122,9 @@ def make_plan(
         warnings.append(Problem("warning", PLAN, "cluster.capacity", longer))
     if "flex-start" in capacities and not v.queue.enabled and v.run.kind == "RayJob":
         # Without Kueue's ProvisioningRequest the workers' nodes come when flex-start finds the
-        # capacity, a wait GKE does not bound (its flex-start page, values/capacity.py), while
+        # capacity, a wait GKE does not bound (its flex-start page, facts/capacity.py), while
         # KubeRay fails a RayJob whose cluster is not running within preRunningDeadlineSeconds
-        # (values/kuberay.py RAYJOB_FIELD_SINCE).
+        # (facts/kuberay.py RAYJOB_FIELD_SINCE).
         waits = (
             f"flex-start may find the capacity later than job.preRunningDeadlineSeconds "
             f"({v.job.pre_running_deadline_seconds} s), after which KubeRay fails the run: raise it, "
@@ -169,12 +169,12 @@ def make_plan(
 
 def security(spec: DeploySpec) -> dict[str, Any]:
     """Who can drive the cluster and touch the bucket, and every outside thing the run pulls, pinned."""
-    from . import VERL_VERSION
-    from .constructs.base import image
-    from .constructs.verl_ray_cluster import ray_auth_secret
-    from .values.kuberay import AUTH_SECRET_SINCE, RAY_TOKEN_AUTH_SINCE
-    from .values.pins import COMMIT, VERL_COMMIT, VERL_REPOSITORY, rdma_installer, rdma_installer_nccl
-    from .values.refs import version_at_least
+    from .. import VERL_VERSION
+    from ..constructs.base import image
+    from ..constructs.verl_ray_cluster import ray_auth_secret
+    from ..facts.kuberay import AUTH_SECRET_SINCE, RAY_TOKEN_AUTH_SINCE
+    from ..facts.pins import COMMIT, VERL_COMMIT, VERL_REPOSITORY, rdma_installer, rdma_installer_nccl
+    from ..values.refs import version_at_least
 
     v = spec.values
     missing = [
@@ -223,7 +223,7 @@ def security(spec: DeploySpec) -> dict[str, Any]:
 def retries(v: Values) -> str:
     """How many preemptions (or failures) a run survives: the RayJob's retries, each on a new cluster
     resuming from the newest checkpoint (values/worker_groups.py backoff_limit)."""
-    from .values.worker_groups import backoff_limit
+    from ..values.worker_groups import backoff_limit
 
     if v.run.kind != "RayJob":
         return (
@@ -284,8 +284,8 @@ ACTOR, ROLLOUT, MODEL = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", 
 def memory_estimate(spec: DeploySpec, verl_version: str) -> gpu_memory.Estimate | None:
     """The per-GPU memory model (gpu_memory.py) fed from verl's config as the run composes it
     (values and training.extraArgs), or None when the model folder's name has no size."""
-    from .constructs.runtime_env import all_overrides
-    from .verl_check.config import compose
+    from ..constructs.runtime_env import all_overrides
+    from ..verl_check.config import compose
 
     billions = model_billions(spec.values.storage.model_dir)
     if not billions:

@@ -9,7 +9,7 @@ its bundles ask leaves the placement group pending, and verl waits forever.
 
 from __future__ import annotations
 
-from .refs import version_at_least
+from .versions import version_at_least
 
 # first verl version -> CPUs per GPU bundle, oldest first
 CPUS_PER_GPU_BUNDLE_SINCE = {"0.0.0": 1, "0.7.0": 3}

@@ -10,7 +10,7 @@ Sources:
   --reservation-affinity none --no-enable-autorepair. Queued provisioning only with queue.enabled:
   its nodes come only for a ProvisioningRequest
   (https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest), which Kueue's
-  admission check makes (values/kueue.py).
+  admission check makes (facts/kueue.py).
 - Autoscaling of every capacity (AUTOSCALE_FLAGS, --total-max-nodes): GKE "About GKE cluster
   autoscaling" (https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler):
   location policy ANY is the default for Spot and flex-start pools, "but you can also use it for
@@ -34,10 +34,6 @@ Sources:
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from .kueue import QUEUED_PROVISIONING_FLAG
-from .model import Values
-from .refs import Ops
 
 # Every capacity scales the GPU pool from zero: idle 8-GPU nodes are removed by the autoscaler.
 # ANY needs autoscaling and 0 initial nodes, and suits reservations and on-demand too
@@ -92,31 +88,3 @@ CAPACITIES: dict[str, Capacity] = {
         ),
     )
 }
-
-
-def gpu_selector_labels(v: Values, ops: Ops) -> dict[str, object]:
-    """Selectors the GPU workers add for the capacity (and, on Autopilot, the RDMA zone)."""
-    autopilot = ops.is_(v.cluster.mode, "autopilot")
-    labels: dict[str, object] = {}
-    for c in CAPACITIES.values():
-        labels |= ops.when(ops.is_(v.cluster.capacity, c.name), c.labels)
-    for c in CAPACITIES.values():
-        extra = {
-            k: val.replace("{reservation}", v.cluster.reservation) for k, val in c.autopilot_labels.items()
-        }
-        labels |= ops.when(ops.all_of(autopilot, ops.is_(v.cluster.capacity, c.name)), extra)
-    # The RoCE network profile is zonal (<zone>-vpc-roce) and Autopilot picks a node's zone
-    # from the pod: pin the workers to the zone of the RDMA VPC (well-known node label,
-    # https://kubernetes.io/docs/reference/labels-annotations-taints/#topologykubernetesiozone).
-    return labels | ops.when(autopilot, {"topology.kubernetes.io/zone": v.cluster.zone})
-
-
-def pool_flags(v: Values, max_nodes: int) -> list[str]:
-    """gcloud node-pools create flags for the GPU pool's capacity and autoscaling (Standard)."""
-    c = CAPACITIES[v.cluster.capacity]
-    flags = [f.replace("{reservation}", v.cluster.reservation) for f in c.pool_flags]
-    if v.cluster.capacity == "flex-start" and v.queue.enabled:
-        flags.append(QUEUED_PROVISIONING_FLAG)  # Kueue's ProvisioningRequest asks for the gang
-    # --total-max-nodes: the pool's cap across all zones (GKE 1.24+,
-    # https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler "Autoscaling limits").
-    return [*flags, *AUTOSCALE_FLAGS, f"--total-max-nodes={max_nodes}"]
