@@ -9,14 +9,17 @@ STAMP := $(VENV)/.installed
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: generate test lint goldens venv tools oracle scanner controlplane clean check-generated bench
+.PHONY: help generate test unit lint goldens venv tools oracle scanner controlplane clean check-generated bench
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:[^#]*## /\t/' | expand -t 18
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q -c constraints.txt -e '.[test]'
 	touch $@
 
-venv: $(STAMP)
+venv: $(STAMP) ## the Python environment (.venv) with the kit and its test tools
 
 TOOLS := $(VENV)/.tools
 $(TOOLS): $(STAMP) tools/install_k8s_tools.py
@@ -42,7 +45,7 @@ KUEUE_CRDS := .cache/kueue-crds-$(shell sed -n 's/^KUEUE_VERSION = "\(.*\)".*/\1
 $(KUEUE_CRDS): $(STAMP) cdk8s/verl_grpo/facts/kueue.py tools/kueue_crds.py
 	$(BIN)/python tools/kueue_crds.py
 
-tools: $(TOOLS) $(STRVALS) $(NETPOL) $(KUEUE_CRDS)
+tools: $(TOOLS) $(STRVALS) $(NETPOL) $(KUEUE_CRDS) ## helm, kubectl, helm-strvals, the NetworkPolicy engine, Kueue's CRDs
 
 # verl itself, as the oracle for `verl-grpo check` (slow tests): one venv per supported version.
 # PyPI's torch is the CUDA build (about 4.7 GB with its CUDA wheels; it runs on the CPU): it is
@@ -63,7 +66,7 @@ ORACLES := .venv-verl-0.6.1/.installed .venv-verl-0.9.1/.installed
 	.venv-verl-$*/bin/python -m pip install -q -c $< verl==$*
 	touch $@
 
-oracle: $(ORACLES)
+oracle: $(ORACLES) ## verl 0.6.1 and 0.9.1 in their own venvs (the oracle of `verl-grpo check`)
 
 # checkov, the security scanner the rendered manifests must pass (its own venv: many dependencies).
 SCANNER := .venv-checkov/.installed
@@ -72,39 +75,44 @@ $(SCANNER): tests/security/constraints-checkov.txt
 	.venv-checkov/bin/python -m pip install -q -c $< checkov
 	touch $@
 
-scanner: $(SCANNER)
+scanner: $(SCANNER) ## checkov in its own venv
 
 # The control-plane tier's binaries (etcd, kube-apiserver, -controller-manager, -scheduler, the
 # KubeRay operator), built from Go modules into .cache/controlplane/ once (about 13 minutes on 2
 # cores with empty caches; a later call checks and returns in a second).
-controlplane: $(STAMP)
+controlplane: $(STAMP) ## etcd, kube-apiserver, scheduler, controller manager, KubeRay, Kueue, kwok (Go)
 	$(BIN)/python tests/controlplane/build.py
 
-generate: $(STAMP)
+generate: $(STAMP) ## dist/, the chart and the overlays, from the constructs
 	$(BIN)/verl-grpo generate
 
-lint: $(STAMP)
+lint: $(STAMP) ## ruff, shellcheck, import-linter (the layers), mypy (strict)
 	$(BIN)/ruff check cdk8s tests tools bench
 	$(BIN)/ruff format --check cdk8s tests tools bench
 	$(BIN)/shellcheck scripts/*.sh tools/*.sh
+	cd cdk8s && ../$(BIN)/lint-imports ../pyproject.toml
+	$(BIN)/mypy --config-file pyproject.toml
 
-test: $(STAMP) tools oracle scanner controlplane lint
+test: $(STAMP) tools oracle scanner controlplane lint ## everything: lint, then every test tier
 	CONTROLPLANE=1 PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q
 
+unit: $(STAMP) ## the unit tier alone (tests/unit: no helm, Go or Ray), in under two minutes
+	$(BIN)/pytest -q tests/unit
+
 # Regenerate everything generated, then show what changed: read `git diff` before committing.
-goldens: generate
+goldens: generate ## regenerate everything generated, the script and plan goldens too; read the diff
 	$(BIN)/python -m tests.scripts_harness
 	$(BIN)/python -m tests.plan_goldens
 	git status --short -- dist charts overlays tests/goldens
 	git diff --stat -- dist charts overlays tests/goldens
 
 # CI: generated files must equal what the generator makes from the committed code.
-check-generated: generate
+check-generated: generate ## fail when a generated file differs from what the generator makes
 	git diff --exit-code -- dist charts overlays
 	test -z "$$(git status --porcelain -- dist charts overlays)"
 
-clean:
+clean: ## remove the venvs and caches
 	rm -rf $(VENV) .venv-verl-* .venv-checkov .cache cdk8s.out
 
-bench: $(STAMP) tools controlplane
+bench: $(STAMP) tools controlplane ## the benchmarks (bench/), medians written into the README
 	$(BIN)/python bench/bench.py --runs 5 --readme

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Usage: tools/compare_helm_output.sh REV
-# `helm template` of the chart at git REV and of the working tree's chart, byte for byte, for
+# Usage: tools/compare_helm_output.sh [--semantic] REV
+# `helm template` of the chart at git REV and of the working tree's chart, byte for byte (with
+# --semantic: as sets of objects, names' digests aside, each difference printed by path), for
 # every overlay under 16 perturbations (capacities, KubeRay version, switches, defaults
 # overridden, another GPU or mode), plus dist/ and overlays/ against REV. Exit 1 on any difference
 # but the `# Source:` comment helm writes before each object (it names the template file, which a
 # restructuring may move an object to); those are counted apart.
 set -euo pipefail
-rev=${1:?usage: $0 REV}
+semantic=0
+if [[ ${1:-} == --semantic ]]; then
+  semantic=1
+  shift
+fi
+rev=${1:?usage: $0 [--semantic] REV}
 root=$(git rev-parse --show-toplevel)
 helm=$root/.venv/bin/helm
 old=$(mktemp -d)
@@ -32,6 +38,12 @@ for overlay in overlays/*/values.yaml overlays/*/*/values.yaml; do
     after=$("$helm" template verl charts/verl-grpo -n ns1 -f "$overlay" $p 2>&1 || true)
     if [[ "$before" == "$after" ]]; then
       continue
+    elif [[ $semantic -eq 1 ]]; then
+      if ! found=$("$root/.venv/bin/python" "$root/tools/compare_objects.py" <(echo "$before") <(echo "$after")); then
+        differ=$((differ + 1))
+        echo "differs: $overlay $p"
+        echo "$found" | head -20
+      fi
     elif [[ "$(grep -v '^# Source: ' <<<"$before")" == "$(grep -v '^# Source: ' <<<"$after")" ]]; then
       sources=$((sources + 1))
     else

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..facts.kuberay import DASHBOARD_PORT
 from ..values.derive import DeploySpec, group_spec
 from ..values.refs import text
 from ..values.worker_groups import WORKER_GROUP_TEMPLATE, GroupView
@@ -12,7 +13,6 @@ from .device_claims import DeviceClaims
 from .gcs_fuse_storage import GcsFuseStorage
 from .log_shipper_sidecar import log_shipper_fields
 from .network_mapping import NetworkMapping
-from .network_policy import DASHBOARD_PORT
 from .pod_security import (
     COMMON_EXCEPTIONS,
     HEAD_CONTAINER_SECURITY,

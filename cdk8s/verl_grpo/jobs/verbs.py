@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from .address import DASHBOARD_PORT
+from ..facts.kuberay import DASHBOARD_PORT
 from .step_lines import SCORE
 
 JOB_VERBS = ("submit", "status", "logs", "stop", "metrics")

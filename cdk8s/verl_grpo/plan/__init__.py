@@ -174,7 +174,7 @@ def security(spec: DeploySpec) -> dict[str, Any]:
     from ..constructs.verl_ray_cluster import ray_auth_secret
     from ..facts.kuberay import AUTH_SECRET_SINCE, RAY_TOKEN_AUTH_SINCE
     from ..facts.pins import COMMIT, VERL_COMMIT, VERL_REPOSITORY, rdma_installer, rdma_installer_nccl
-    from ..values.refs import version_at_least
+    from ..facts.versions import version_at_least
 
     v = spec.values
     missing = [

@@ -19,7 +19,8 @@ from decimal import Context, Decimal
 from functools import reduce
 from typing import Any
 
-from ..values.refs import CAPACITIES, ONE_CAPACITY, version_at_least
+from ..facts.versions import version_at_least
+from ..values.refs import CAPACITIES, ONE_CAPACITY
 from ..values.refs import WORKER_COUNT_TEMPLATE as WORKER_COUNT
 
 Scope = dict[str, Any]  # {"Values": values by alias, "Release": {"Name": ...}}

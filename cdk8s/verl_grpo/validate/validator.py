@@ -9,7 +9,7 @@ from typing import Any
 from jsonschema import ValidationError
 
 from ..problems import Problem
-from . import builtin, crds, operator_rules, set_rules
+from . import DEFAULT_KUBE_VERSION, builtin, crds, operator_rules, set_rules
 from .documents import Document
 from .findings import dotted, finding
 from .results import default_crd_dirs
@@ -37,7 +37,7 @@ MESSAGE_LIMIT = 240
 class ManifestValidator:
     def __init__(
         self,
-        kube_version: str = builtin.DEFAULT_KUBE_VERSION,
+        kube_version: str = DEFAULT_KUBE_VERSION,
         crd_dirs: list[Path] | None = None,
         unknown_kind_severity: str = "error",
     ):

@@ -303,8 +303,8 @@ class Ops:
         return compute(*(args or []))
 
     # Derived values
-    def or_default(self, leaf: object, fallback: str) -> str:
-        return leaf or fallback  # type: ignore[return-value]
+    def or_default(self, leaf: Any, fallback: Any) -> Any:
+        return leaf or fallback
 
     def plus(self, a: object, b: object) -> object:
         """The sum of two integer leaves."""
@@ -483,7 +483,7 @@ class ChartOps(Ops):
         given = "." if args is None else f"(list {' '.join(self._go(a) for a in args)})"
         return self.table.add(f"(include {json.dumps(helper.name)} {given})", "str")
 
-    def or_default(self, leaf: object, fallback: str) -> str:
+    def or_default(self, leaf: Any, fallback: Any) -> Any:
         kinds = {x.expr.kind if isinstance(x, Marker) else "str" for x in (leaf, fallback)}
         kind = "json" if kinds == {"json"} else "str"  # a number either way stays one
         return self.table.add(f"({self._go(leaf)} | default {self._go(fallback)})", kind)

@@ -5,9 +5,9 @@ config dataclasses), 'worker-init' (later, after GPUs are allocated), 'kit' (our
 from __future__ import annotations
 
 from ..facts.verl_placement import ray_cpus_per_gpu
+from ..facts.versions import version_at_least
 from ..pod.preflight import model_billions
 from ..problems import VERL, Problem
-from ..values.refs import version_at_least
 from .config import ComposedConfig
 
 A = "actor_rollout_ref.actor"

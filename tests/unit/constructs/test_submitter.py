@@ -16,8 +16,8 @@ import yaml
 
 from verl_grpo.validate.shell_command import parse
 
-from .conftest import REPO
-from .kuberay_submitter import COMMAND, run_recorded, submitter_args
+from ...conftest import REPO
+from ...kuberay_submitter import COMMAND, run_recorded, submitter_args
 
 JOB_PROFILES = [p.name for p in (REPO / "dist").iterdir() if p.is_dir() and not p.name.endswith("raycluster")]
 KUBERAY = [(1, 4), (1, 6), (1, 7)]

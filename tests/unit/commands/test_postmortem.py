@@ -6,9 +6,9 @@ import json
 import subprocess
 from pathlib import Path
 
-from ..conftest import REPO
-from ..scripts_harness import FAKES, calls
-from .test_corpus import CORPUS, excerpt
+from ...conftest import REPO
+from ...scripts_harness import FAKES, calls
+from ..postmortem.test_corpus import CORPUS, excerpt
 
 CLI = REPO / ".venv" / "bin" / "verl-grpo"
 

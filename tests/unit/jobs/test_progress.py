@@ -12,7 +12,7 @@ import pytest
 from verl_grpo.jobs.progress import RunProgress
 from verl_grpo.jobs.step_lines import StepRecord, step_records
 
-from .verl_log import LOG
+from ...helpers.verl_log import LOG
 
 
 def test_eta_uses_verls_step_time_else_the_clock() -> None:

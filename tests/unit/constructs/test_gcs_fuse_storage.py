@@ -7,7 +7,7 @@ import pytest
 from verl_grpo.constructs.gcs_fuse_storage import CHECKPOINT_OPTIONS, FILE_CACHE_OPTIONS, READ_MOSTLY_OPTIONS
 from verl_grpo.facts.quantity import parse_quantity
 
-from ..conftest import objects_of_kind, pods
+from ...conftest import objects_of_kind, pods
 
 
 def test_volumes_are_bound_explicitly_and_retained(shipped):

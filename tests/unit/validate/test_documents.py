@@ -8,7 +8,7 @@ import pytest
 
 from verl_grpo.cli import main
 
-from ..conftest import REPO
+from ...conftest import REPO
 
 CLI = str(REPO / ".venv" / "bin" / "verl-grpo")
 

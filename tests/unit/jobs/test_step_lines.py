@@ -7,7 +7,7 @@ import math
 
 from verl_grpo.jobs.step_lines import StepRecord, parse_step_line, step_records
 
-from .verl_log import LOG
+from ...helpers.verl_log import LOG
 
 
 def test_step_lines_read_as_verl_prints_them() -> None:

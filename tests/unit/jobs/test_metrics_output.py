@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import REPO
-from ..plots import assert_real_plot
-from .verl_log import LOG
+from ...conftest import REPO
+from ...helpers.verl_log import LOG
+from ...plots import assert_real_plot
 
 CLI = str(REPO / ".venv" / "bin" / "verl-grpo")
 

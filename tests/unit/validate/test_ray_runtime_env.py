@@ -13,7 +13,7 @@ from verl_grpo.validate.documents import Document
 from verl_grpo.validate.ray_runtime_env import known_fields, unknown_field_problems
 from verl_grpo.validate.validator import ManifestValidator
 
-from ..conftest import REPO
+from ...conftest import REPO
 
 
 def test_the_fields_are_rays_own() -> None:

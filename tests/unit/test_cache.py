@@ -9,7 +9,7 @@ import pytest
 from verl_grpo import cache
 from verl_grpo.cli import main
 
-from .conftest import tree
+from ..conftest import tree
 
 
 @pytest.fixture

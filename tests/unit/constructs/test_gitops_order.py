@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from ..conftest import REPO
+from ...conftest import REPO
 
 WAVE = "argocd.argoproj.io/sync-wave"
 PROFILES = sorted(p.name for p in (REPO / "dist").iterdir() if p.is_dir())

@@ -10,7 +10,7 @@ import pytest
 
 from verl_grpo.postmortem.classify import classify, normalise, report
 
-CORPUS = Path(__file__).resolve().parent.parent / "postmortem_corpus"
+CORPUS = Path(__file__).resolve().parents[2] / "postmortem_corpus"
 
 
 def excerpt(path: Path) -> tuple[dict[str, str], str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from verl_grpo.pod import log_shipper
 from verl_grpo.pod.log_shipper import Shipper
 
-from .test_preflight import layout  # noqa: F401 - the fixture
+from ...test_preflight import layout  # noqa: F401 - the fixture
 
 
 def ray_folder(root: Path) -> Path:
@@ -90,7 +90,7 @@ def test_each_run_of_a_cluster_gets_its_own_logs_folder(tmp_path, monkeypatch, l
     run they use the folder rendered into the sidecar."""
     from verl_grpo.pod import preflight
 
-    from .test_preflight import args
+    from ...test_preflight import args
 
     logs, mount = ray_folder(tmp_path / "ray"), tmp_path / "checkpoints"
     (logs / "raylet.out").write_text("started\n")

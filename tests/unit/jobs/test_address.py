@@ -12,7 +12,7 @@ import pytest
 from verl_grpo.jobs.address import normalize
 from verl_grpo.jobs.errors import JobsError
 
-from ..conftest import REPO
+from ...conftest import REPO
 
 CLI = str(REPO / ".venv" / "bin" / "verl-grpo")
 

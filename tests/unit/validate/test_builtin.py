@@ -13,7 +13,7 @@ from verl_grpo.validate.builtin import enums, is_quantity
 from verl_grpo.validate.documents import Document
 from verl_grpo.validate.validator import ManifestValidator
 
-from ..conftest import REPO
+from ...conftest import REPO
 
 
 def pod(**spec: object) -> Document:

@@ -10,7 +10,7 @@ import pytest
 from verl_grpo.jobs.errors import JobsError
 from verl_grpo.jobs.submission import validated_runtime_env
 
-from ..conftest import REPO
+from ...conftest import REPO
 
 CLI = str(REPO / ".venv" / "bin" / "verl-grpo")
 
@@ -44,7 +44,7 @@ def test_runtime_env_goes_through_rays_own_checks() -> None:
 
 def test_rayjob_and_submit_path_run_the_same_entrypoint(shipped) -> None:
     """The RayJob embeds exactly what `submit` sends for the RayCluster kind (one code path)."""
-    from ..conftest import objects_of_kind
+    from ...conftest import objects_of_kind
 
     for gpu in ("b200", "h200"):
         for mode in ("standard", "autopilot"):
