@@ -144,7 +144,7 @@ def shape_of(cfg: dict[str, Any]) -> model.Shape:
 def flash_cross_entropy():
     """flash-attn's Triton cross entropy, which verl's logprobs_from_logits prefers; None without it."""
     try:
-        from flash_attn.ops.triton.cross_entropy import cross_entropy_loss
+        from flash_attn.decide.triton.cross_entropy import cross_entropy_loss
     except Exception:  # not installed, or no GPU for Triton
         return None
     return cross_entropy_loss

@@ -17,7 +17,9 @@ from pathlib import Path
 
 import yaml
 
-from verl_grpo.values.refs import go_json  # json.Marshal's output, as sigs.k8s.io/yaml's YAMLToJSON gives
+from verl_grpo.values.decisions import (
+    go_json,  # json.Marshal's output, as sigs.k8s.io/yaml's YAMLToJSON gives
+)
 
 COMMAND = ["/bin/bash", "-ce", "--"]
 # constant.go v1.7.0: RayDashboardGCSHealthPath, RayDashboardGCSHealthCheckTimeoutSeconds,

@@ -287,7 +287,7 @@ def kuberay_crds(cloud: Cloud, names: list[str]) -> int:
         )
         return 1
     repo = Path(__file__).resolve().parents[2] / "cdk8s" / "verl_grpo"
-    default = re.search(r'DEFAULT_VERSION = "([^"]+)"', (repo / "values" / "kuberay.py").read_text()).group(1)
+    default = re.search(r'DEFAULT_VERSION = "([^"]+)"', (repo / "facts" / "kuberay.py").read_text()).group(1)
     data = json.loads((repo / "data" / "kuberay-crd-fields.json").read_text())
     fields = data["fields"][data["versions"][os.environ.get("FAKE_KUBERAY") or default]]
     items = []
@@ -343,7 +343,7 @@ def git(cloud: Cloud, args: list[str]) -> int:
 
 
 def pinned_verl_commit() -> str:
-    pins = Path(__file__).resolve().parents[2] / "cdk8s" / "verl_grpo" / "values" / "pins.py"
+    pins = Path(__file__).resolve().parents[2] / "cdk8s" / "verl_grpo" / "facts" / "pins.py"
     return re.search(r'VERL_COMMITS = \{"[^"]+": "([0-9a-f]{40})"\}', pins.read_text()).group(1)
 
 

@@ -20,7 +20,7 @@ WORKER = "/spec/rayClusterSpec/workerGroupSpecs/0/template/spec/containers/0/res
 def test_a_patched_overlay_is_refused_by_the_rules_re_derived_from_objects(tmp_path, capsys) -> None:
     (job,) = (REPO / "dist" / "h200-standard").glob("rayjob-*.yaml")
     entrypoint = yaml.safe_load(job.read_text())["spec"]["entrypoint"]
-    ops = [
+    decide = [
         {"op": "replace", "path": WORKER, "value": "2800Gi"},  # more than an a3-ultragpu-8g holds
         {
             "op": "replace",
@@ -30,7 +30,7 @@ def test_a_patched_overlay_is_refused_by_the_rules_re_derived_from_objects(tmp_p
     ]
     overlay = tmp_path / "mine"
     overlay.mkdir()
-    (overlay / "patch.json").write_text(json.dumps(ops))
+    (overlay / "patch.json").write_text(json.dumps(decide))
     kustomization = {
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",

@@ -11,8 +11,8 @@ from ..facts.machines import gpu_profiles
 from ..facts.node_fit import SIDECAR_LIMITS
 from ..rules.cross_rules import RULES
 from ..rules.expressions import FACTS_HELPER, MACHINE_FACTS, MACHINE_HELPER
+from ..values.decisions import camel
 from ..values.derive import machine_defaults
-from ..values.refs import camel
 from ..yaml_io import dump
 
 FACTS = FACTS_HELPER

@@ -1,9 +1,9 @@
 """`_helpers.tpl`: the labels every object carries and the named templates the chart-mode
-rendering called (values/refs.py Helper), each the Go twin of the Python function it names."""
+rendering called (values/decisions.py Helper), each the Go twin of the Python function it names."""
 
 from __future__ import annotations
 
-from ..values.refs import Helper
+from ..values.decisions import Helper
 
 # Every object's labels (assembly.top_labels), as a Helm author keeps them: in one named template.
 LABELS = "verl-grpo.labels"

@@ -1,5 +1,5 @@
 """A chart-mode object as Helm template text: markers become actions, the decisions constructs
-stated (values/refs.py Ops) become `if`/`else` blocks and `range`s, at the place they were made."""
+stated (values/decisions.py Decisions) become `if`/`else` blocks and `range`s, at the place they were made."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from ..values.refs import CHOICE, EACH, GATE, ITEM, MARKER, ChartTable
+from ..values.decisions import CHOICE, EACH, GATE, ITEM, MARKER, ChartTable
 from ..yaml_io import ManifestDumper
 
 
@@ -22,7 +22,7 @@ class Action:
 
 @dataclass(frozen=True)
 class GatedKey:
-    """A mapping key present only when `condition` holds (Ops.when)."""
+    """A mapping key present only when `condition` holds (Decisions.when)."""
 
     condition: str
     key: str
@@ -30,7 +30,7 @@ class GatedKey:
 
 @dataclass(frozen=True)
 class GatedItem:
-    """A list item present only when `condition` holds (Ops.listed)."""
+    """A list item present only when `condition` holds (Decisions.listed)."""
 
     condition: str
     item: Any
@@ -38,7 +38,8 @@ class GatedItem:
 
 @dataclass(frozen=True)
 class Variants:
-    """A value chosen by conditions (Ops.choose): (condition, value) pairs, the last one's None (else)."""
+    """A value chosen by conditions (Decisions.choose): (condition, value) pairs, the last one's
+    condition None (the `else`)."""
 
     choices: tuple[tuple[str | None, Any], ...]
 

@@ -1,5 +1,5 @@
-"""The chart's templates, from one chart-mode rendering of the constructs (values/refs.py ChartOps):
-one file per object, the subtrees several objects hold in named templates, the helpers, the
+"""The chart's templates, from one chart-mode rendering of the constructs (values/decisions.py
+ChartDecisions): one file per object, the subtrees several objects hold in named templates, the helpers, the
 machine facts and the rules."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Any
 from ..constructs.base import SPEC_DEFINE
 from ..rules.cross_rules import rules_template
 from ..rules.expressions import from_root
+from ..values.decisions import ChartDecisions, ChartTable, chart_values
 from ..values.derive import Release, deploy_spec
 from ..values.model import Values
-from ..values.refs import ChartOps, ChartTable, chart_values
 from ..values.worker_groups import WORKER_GROUP_TEMPLATE
 from .facts import bind_facts, facts_template
 from .helpers import LABELS, helpers_template
@@ -35,7 +35,7 @@ def chart_table_and_objects() -> tuple[ChartTable, list[Any]]:
     table = ChartTable()
     values = chart_values(Values, table)
     release = Release(table.add(".Release.Name", "str"), table.add(".Release.Namespace", "str"))
-    (objects,) = render({"chart": deploy_spec(values, release, ChartOps(table))}).values()
+    (objects,) = render({"chart": deploy_spec(values, release, ChartDecisions(table))}).values()
     return table, objects
 
 
@@ -119,9 +119,9 @@ def define_text(define: str, tree: Any, defines: dict[str, Any], scalars: frozen
 
 def spec_define(template: str, body: str) -> str:
     """`<template>.spec`: the spec; `<template>.digest`: 8 hex digits of sha256 over it as JSON,
-    the same bytes as Ops.spec_digest hashes (Go's encoding/json: sorted keys, no spaces)."""
+    the same bytes as Decisions.spec_digest hashes (Go's encoding/json: sorted keys, no spaces)."""
     return (
-        f"{{{{- /* The spec of the object named after its digest (Ops.spec_digest). */}}}}\n"
+        f"{{{{- /* The spec of the object named after its digest (Decisions.spec_digest). */}}}}\n"
         f'{{{{- define "{template}.spec" }}}}\n{body}\n{{{{- end }}}}\n\n'
         f'{{{{- define "{template}.digest" -}}}}\n'
         f'{{{{ include "{template}.spec" . | fromYaml | toJson | sha256sum | trunc 8 }}}}\n'

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..facts.kueue import KUEUE_API
+from ..values.decisions import Condition, Helper, RangeIndex
 from ..values.derive import DeploySpec
-from ..values.refs import Condition, Helper, RangeIndex
 from .pod_security import skip_annotations
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ class ManifestConstruct:
     def __init__(self, scope: Construct, id: str, spec: DeploySpec, when: Condition = True) -> None:
         """`when`: whether its objects exist at all (in the chart, every template's condition)."""
         self.scope = _construct(scope, id)
-        self.ops = spec.ops
+        self.decide = spec.decide
         self.construct_id = id
         self.namespace = spec.release.namespace  # of the namespaced objects it adds
         self.when = when
@@ -77,7 +77,7 @@ class ManifestConstruct:
         self.includes: dict[str, dict[str, str]] = {}
         # The chart's condition for an object that exists only when a value holds.
         self.conditions: dict[str, str] = {}
-        # The chart's count for an object made once per index (Ops.indexes): object key -> count.
+        # The chart's count for an object made once per index (Decisions.indexes): object key -> count.
         self.ranges: dict[str, str] = {}
 
     def add_object(
@@ -97,11 +97,11 @@ class ManifestConstruct:
     ) -> None:
         """`skips`: the checkov checks this object is exempt from, each with its reason.
         `spec_template`: the chart keeps the spec in `<it>.spec` and its digest in `<it>.digest`
-        (Ops.spec_digest); `shared`: {path/in/object: define} for subtrees other objects hold too;
+        (Decisions.spec_digest); `shared`: {path/in/object: define} for subtrees other objects hold too;
         `labels`: the object's own, beside the chart's (the chart writes them after its include);
-        `when`: whether it exists (Ops conditions), in the chart a condition its template is wrapped
-        in; `index`: one of Ops.indexes, which the object's id ends with (in the chart, a range)."""
-        when = self.ops.all_of(self.when, when)
+        `when`: whether it exists (Decisions conditions), in the chart a condition its template is wrapped
+        in; `index`: one of Decisions.indexes, which the object's id ends with (in the chart, a range)."""
+        when = self.decide.all_of(self.when, when)
         if when is False:
             return
         api_version, namespaced = KINDS[kind]
@@ -146,7 +146,9 @@ IMAGE = Helper(
 def image(spec: DeploySpec) -> str:
     """The verl image every container runs: REPOSITORY:TAG, and @DIGEST when image.digest pins it."""
     i = spec.values.image
-    return spec.ops.helper(IMAGE, None, lambda: f"{i.repository}:{i.tag}{'@' + i.digest if i.digest else ''}")
+    return spec.decide.helper(
+        IMAGE, None, lambda: f"{i.repository}:{i.tag}{'@' + i.digest if i.digest else ''}"
+    )
 
 
 def pod_labels(release_name: str) -> dict[str, str]:

@@ -25,7 +25,7 @@ from .scheduling import cpu_node_selector
 if TYPE_CHECKING:
     from constructs import Construct
 
-# The chart's named templates for the Job's spec and its digest (see Ops.spec_digest).
+# The chart's named templates for the Job's spec and its digest (see Decisions.spec_digest).
 DATA_PREP_TEMPLATE = "verl-grpo.dataPrepJob"
 
 SCRIPT = f"""set -euo pipefail
@@ -82,7 +82,7 @@ class DataPrepJob(ManifestConstruct):
         spec: DeploySpec,
         storage: GcsFuseStorage,
     ) -> None:
-        super().__init__(scope, id, spec, when=spec.ops.flag(spec.values.data_prep.enabled))
+        super().__init__(scope, id, spec, when=spec.decide.flag(spec.values.data_prep.enabled))
         v, rel, s = spec.values, spec.release, spec.values.storage
         p = v.data_prep
         amounts = {"cpu": p.cpu, "memory": p.memory, "ephemeral-storage": p.ephemeral_storage}
@@ -144,7 +144,7 @@ class DataPrepJob(ManifestConstruct):
             # A Job's pod template is immutable: `helm upgrade` or a GitOps sync that changes it
             # fails ("field is immutable"). The name carries a digest of the Job's spec, so a change
             # makes a new Job (its steps skip what the markers say is done) and the old one goes.
-            name=f"{rel.name}-data-prep-{spec.ops.spec_digest(job_spec, DATA_PREP_TEMPLATE)}",
+            name=f"{rel.name}-data-prep-{spec.decide.spec_digest(job_spec, DATA_PREP_TEMPLATE)}",
             # After its ServiceAccount, volumes and ConfigMaps; Argo CD waits for it before the run.
             wave=WAVE_DATA,
             skips=BATCH_EXCEPTIONS,

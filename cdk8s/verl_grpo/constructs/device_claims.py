@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..facts.networks import DRANET_DEVICE_CLASS
+from ..values.decisions import Condition
 from ..values.derive import DeploySpec
-from ..values.refs import Condition
 from .base import ManifestConstruct
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ class DeviceClaims(ManifestConstruct):
 
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
         super().__init__(scope, id, spec)
-        ops, release = spec.ops, spec.release.name
+        decide, release = spec.decide, spec.release.name
         self.rdma_template = f"{release}-rdma"
         self.add_object(
             "rdma",
@@ -62,14 +62,14 @@ class DeviceClaims(ManifestConstruct):
         # The ComputeDomain's spec is immutable (CRD rule `self == oldSelf`, which the API
         # server enforced on a helm upgrade that changed the workers): its name carries a
         # digest of the spec, so a new size is a new domain, as a new bucket is a new PV pair.
-        nodes = ops.total_workers(spec.values)
-        domain = f"{release}-imex-{ops.leaves_digest(nodes)}"
+        nodes = decide.total_workers(spec.values)
+        domain = f"{release}-imex-{decide.leaves_digest(nodes)}"
         self.imex_channel = f"{domain}-channel"
         self.add_object(
             "imex",
             kind="ComputeDomain",
             name=domain,
-            when=ops.flag(spec.gpu.imex),
+            when=decide.flag(spec.gpu.imex),
             body={
                 "spec": {"numNodes": nodes, "channel": {"resourceClaimTemplate": {"name": self.imex_channel}}}
             },
@@ -79,19 +79,21 @@ class DeviceClaims(ManifestConstruct):
         """(whether, claim name in the pod, ResourceClaimTemplate) for a worker group's pods."""
         return [
             (dranet(group), "rdma", self.rdma_template),
-            (group.ops.flag(group.gpu.imex), "imex-channel", self.imex_channel),
+            (group.decide.flag(group.gpu.imex), "imex-channel", self.imex_channel),
         ]
 
     def pod_fields(self, group: DeploySpec) -> dict[str, Any]:
-        ops, claims = group.ops, self.claims(group)
+        decide, claims = group.decide, self.claims(group)
         items = [(w, {"name": name, "resourceClaimTemplateName": t}) for w, name, t in claims]
-        return ops.when(ops.any_of(*(w for w, _, _ in claims)), {"resourceClaims": ops.listed(items)})
+        return decide.when(
+            decide.any_of(*(w for w, _, _ in claims)), {"resourceClaims": decide.listed(items)}
+        )
 
     def container_fields(self, group: DeploySpec) -> dict[str, Any]:
-        ops, claims = group.ops, self.claims(group)
+        decide, claims = group.decide, self.claims(group)
         items = [(w, {"name": name}) for w, name, _ in claims]
-        return ops.when(ops.any_of(*(w for w, _, _ in claims)), {"claims": ops.listed(items)})
+        return decide.when(decide.any_of(*(w for w, _, _ in claims)), {"claims": decide.listed(items)})
 
 
 def dranet(spec: DeploySpec) -> Condition:
-    return spec.ops.is_(spec.values.network.rdma, "dranet")
+    return spec.decide.is_(spec.values.network.rdma, "dranet")

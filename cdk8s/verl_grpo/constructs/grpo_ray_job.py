@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from constructs import Construct
 
 # The chart's named templates for the RayJob: `<this>.spec` holds its spec, `<this>.digest` the
-# digest that ends its name (see Ops.spec_digest).
+# digest that ends its name (see Decisions.spec_digest).
 RAY_JOB_TEMPLATE = "verl-grpo.rayJob"
 # Both run paths (the RayJob, and the ConfigMap `submit` reads for a RayCluster) run the same
 # entrypoint with the same runtime env: the chart keeps each once.
@@ -63,8 +63,8 @@ def submitter_pod_template(spec: DeploySpec) -> dict[str, object]:
 class GrpoRayJob(ManifestConstruct):
     def __init__(self, scope: Construct, id: str, spec: DeploySpec, *, cluster: VerlRayCluster) -> None:
         super().__init__(scope, id, spec)
-        ops, v, rel = spec.ops, spec.values, spec.release
-        ray_job = ops.is_(v.run.kind, "RayJob")
+        decide, v, rel = spec.decide, spec.values, spec.release
+        ray_job = decide.is_(v.run.kind, "RayJob")
         ray_job_spec = {
             "entrypoint": entrypoint(spec),
             "runtimeEnvYAML": runtime_env_yaml(spec),
@@ -74,11 +74,11 @@ class GrpoRayJob(ManifestConstruct):
             "activeDeadlineSeconds": v.job.active_deadline_seconds,
             # preRunningDeadlineSeconds from KubeRay 1.6 (facts/kuberay.py).
             **spec.derived.rayjob_version_fields,
-            "backoffLimit": spec.ops.backoff_limit(v),
+            "backoffLimit": spec.decide.backoff_limit(v),
             "rayClusterSpec": cluster.spec,
             # SidecarMode refuses a submitter template (ValidateRayJobSpec); HTTPMode has no pod.
-            **ops.when(
-                ops.is_(v.job.submission_mode, "K8sJobMode"),
+            **decide.when(
+                decide.is_(v.job.submission_mode, "K8sJobMode"),
                 {"submitterPodTemplate": submitter_pod_template(spec)},
             ),
         }
@@ -88,7 +88,7 @@ class GrpoRayJob(ManifestConstruct):
         # ray-operator/controllers/ray/rayjob_controller.go@v1.6.1. So the name follows the
         # spec: a changed run is a new RayJob, which Helm and Argo CD put in place of the old
         # one, and it resumes from run.name's newest checkpoint.
-        self.name = f"{rel.name}-{v.run.name}-{spec.ops.spec_digest(ray_job_spec, RAY_JOB_TEMPLATE)}"
+        self.name = f"{rel.name}-{v.run.name}-{spec.decide.spec_digest(ray_job_spec, RAY_JOB_TEMPLATE)}"
         self.add_object(
             "ray-job",
             kind="RayJob",
@@ -110,7 +110,7 @@ class GrpoRayJob(ManifestConstruct):
             "submit-config",
             kind="ConfigMap",
             name=submit_config_map_name(spec),
-            when=ops.negate(ray_job),
+            when=decide.negate(ray_job),
             skips=NAMESPACED_EXCEPTIONS,
             shared={
                 "data/entrypoint.sh": ENTRYPOINT_TEMPLATE,

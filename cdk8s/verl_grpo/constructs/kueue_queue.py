@@ -20,9 +20,9 @@ from ..facts.kueue import (
     PROVISIONING_CONTROLLER,
     QUEUED_PROVISIONING_CLASS,
 )
+from ..values.decisions import Condition
 from ..values.derive import DeploySpec
 from ..values.model import TOPOLOGY_LEVELS
-from ..values.refs import Condition
 from .base import ManifestConstruct
 from .scheduling import cpu_pool_selector, gpu_machine_selector, gpu_selector_labels
 
@@ -32,8 +32,10 @@ if TYPE_CHECKING:
 
 class KueueQueue(ManifestConstruct):
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
-        ops, v, q = spec.ops, spec.values, spec.values.queue
-        super().__init__(scope, id, spec, when=ops.all_of(ops.flag(q.enabled), ops.flag(q.create_objects)))
+        decide, v, q = spec.decide, spec.values, spec.values.queue
+        super().__init__(
+            scope, id, spec, when=decide.all_of(decide.flag(q.enabled), decide.flag(q.create_objects))
+        )
         cq = q.cluster_queue
         cpu_flavor, gpu_flavor, topology = f"{cq}-cpu", f"{cq}-gpu", f"{cq}-gke"
         self.add_object(
@@ -46,8 +48,8 @@ class KueueQueue(ManifestConstruct):
             body={"spec": {"levels": [{"nodeLabel": label} for label in TOPOLOGY_LEVELS]}},
         )
         # A flavor with a topology places all its pods by it: only when placement is asked for.
-        placing = ops.negate(ops.is_(q.topology.mode, "none"))
-        placed = ops.when(placing, {"topologyName": topology})
+        placing = decide.negate(decide.is_(q.topology.mode, "none"))
+        placed = decide.when(placing, {"topologyName": topology})
         # Kueue adds a flavor's labels to the admitted pods' nodeSelector (below): on Standard the
         # CPU pool's label keeps KubeRay's selector-less submitter on the pool sized for it. On
         # Autopilot the head's labels would give the 0.5-CPU submitter the Performance compute class,
@@ -60,8 +62,8 @@ class KueueQueue(ManifestConstruct):
             "cpu-flavor",
             kind="ResourceFlavor",
             name=cpu_flavor,
-            body=ops.when(
-                ops.is_(v.cluster.mode, "standard"), {"spec": {"nodeLabels": cpu_pool_selector(v)}}
+            body=decide.when(
+                decide.is_(v.cluster.mode, "standard"), {"spec": {"nodeLabels": cpu_pool_selector(v)}}
             ),
         )
         # The labels every group's workers select: with groups of several capacities (the rule
@@ -72,7 +74,7 @@ class KueueQueue(ManifestConstruct):
         # shows both (tests/controlplane/test_kueue.py).
         labels = {
             **gpu_machine_selector(spec),
-            **ops.when(ops.one_capacity(v), gpu_selector_labels(v, ops)),
+            **decide.when(decide.one_capacity(v), gpu_selector_labels(v, decide)),
         }
         self.add_object(
             "gpu-flavor",
@@ -83,15 +85,15 @@ class KueueQueue(ManifestConstruct):
         # The capacity request that precedes admission, on the GPU flavor: with flex-start, GKE's
         # queued provisioning for the whole gang; with topology placement, an atomic scale-up, so
         # the nodes (and their sub-block labels) exist when Kueue places the workers.
-        flex_start = ops.is_(v.cluster.capacity, "flex-start")
+        flex_start = decide.is_(v.cluster.capacity, "flex-start")
         queued = self._provisioning_check(
             "", f"{cq}-flex-start", QUEUED_PROVISIONING_CLASS, gpu_flavor, when=flex_start
         )
-        atomic = ops.all_of(ops.negate(flex_start), placing)
+        atomic = decide.all_of(decide.negate(flex_start), placing)
         strategy = self._provisioning_check(
             "atomic-", f"{cq}-atomic", ATOMIC_PROVISIONING_CLASS, gpu_flavor, when=atomic
         )
-        checks = {**ops.when(flex_start, queued), **ops.when(atomic, strategy)}
+        checks = {**decide.when(flex_start, queued), **decide.when(atomic, strategy)}
         covered = [*COVERING_QUOTAS, GPU_RESOURCE]
 
         def quotas(gpus: object) -> list[dict[str, object]]:

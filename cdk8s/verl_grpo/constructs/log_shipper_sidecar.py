@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..facts.node_fit import LOG_SHIPPER_CPU, LOG_SHIPPER_MEMORY
+from ..values.decisions import text
 from ..values.derive import DeploySpec
-from ..values.refs import text
 from .base import image
 from .gcs_fuse_storage import GcsFuseStorage
 from .pod_security import HEAD_CONTAINER_SECURITY
@@ -68,4 +68,4 @@ def log_shipper_fields(
             preflight.volume_mount(),
         ],
     }
-    return spec.ops.when(spec.ops.flag(v.logs.enabled), {"initContainers": [sidecar]})
+    return spec.decide.when(spec.decide.flag(v.logs.enabled), {"initContainers": [sidecar]})

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..facts.networks import NicNetwork, gvnic_network, pod_interfaces, rdma_network
+from ..values.decisions import Condition, Helper, RangeIndex, go_json
 from ..values.derive import DeploySpec
-from ..values.refs import Condition, Helper, RangeIndex, go_json
 from .base import ManifestConstruct
 
 if TYPE_CHECKING:
@@ -41,13 +41,13 @@ class NetworkMapping(ManifestConstruct):
     """
 
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
-        ops, v = spec.ops, spec.values
+        decide, v = spec.decide, spec.values
         super().__init__(
-            scope, id, spec, when=ops.all_of(multi_network(spec), ops.flag(v.network.create_objects))
+            scope, id, spec, when=decide.all_of(multi_network(spec), decide.flag(v.network.create_objects))
         )
         gvnic = gvnic_network(v.network.prefix)
         self._add_network("gvnic", gvnic)
-        for i in ops.indexes(spec.gpu.rdma_nics):
+        for i in decide.indexes(spec.gpu.rdma_nics):
             self._add_network("rdma", rdma_network(v.network.prefix, i), index=i)
 
     def _add_network(self, suffix: str, net: NicNetwork, index: int | RangeIndex | None = None) -> None:
@@ -79,14 +79,14 @@ class NetworkMapping(ManifestConstruct):
     def pod_annotations(group: DeploySpec) -> dict[str, object]:
         """A worker group's pod interfaces: eth0 the default network, eth1 the gVNIC, then one per
         RDMA NIC of its machine, in the order nic_networks lists them."""
-        ops, prefix = group.ops, group.values.network.prefix
+        decide, prefix = group.decide, group.values.network.prefix
         nics = group.gpu.rdma_nics
-        interfaces = ops.helper(POD_INTERFACES, [prefix, nics], lambda p, n: go_json(pod_interfaces(p, n)))
-        return ops.when(
+        interfaces = decide.helper(POD_INTERFACES, [prefix, nics], lambda p, n: go_json(pod_interfaces(p, n)))
+        return decide.when(
             multi_network(group),
             {"networking.gke.io/default-interface": "eth0", "networking.gke.io/interfaces": interfaces},
         )
 
 
 def multi_network(spec: DeploySpec) -> Condition:
-    return spec.ops.is_(spec.values.network.rdma, "multi-network")
+    return spec.decide.is_(spec.values.network.rdma, "multi-network")

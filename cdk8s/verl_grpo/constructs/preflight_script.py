@@ -35,15 +35,15 @@ class PreflightScript(ManifestConstruct):
         # On a long-lived RayCluster the head also carries entrypoint.sh beside preflight.py, so a
         # manual `ray job submit ... -- bash <mountPath>/entrypoint.sh` names a file that exists
         # where Ray runs it (the job's working directory holds nothing of the user's machine).
-        self.with_submit_config = spec.ops.is_(spec.values.run.kind, "RayCluster")
+        self.with_submit_config = spec.decide.is_(spec.values.run.kind, "RayCluster")
         self.submit_config_map = submit_config_map_name(spec)
         self.add_object(
             "config-map",
             kind="ConfigMap",
             name=self.config_map,
             skips=NAMESPACED_EXCEPTIONS,
-            # The pod's Python files, shipped as the chart's files/ (Ops.file).
-            body={"data": {name: spec.ops.file(name, text) for name, text in preflight_sources().items()}},
+            # The pod's Python files, shipped as the chart's files/ (Decisions.file).
+            body={"data": {name: spec.decide.file(name, text) for name, text in preflight_sources().items()}},
         )
 
     def volumes(self) -> list[Any]:
@@ -55,7 +55,7 @@ class PreflightScript(ManifestConstruct):
         }
         alone = {"name": "preflight", "configMap": {"name": self.config_map}}
         with_submit = self.with_submit_config
-        return self.ops.listed([(with_submit, projected), (self.ops.negate(with_submit), alone)])
+        return self.decide.listed([(with_submit, projected), (self.decide.negate(with_submit), alone)])
 
     def volume_mount(self) -> dict[str, Any]:
         return {"name": "preflight", "mountPath": self.mount_path, "readOnly": True}

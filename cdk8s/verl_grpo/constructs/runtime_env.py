@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ..values.decisions import join, join_prefixed, text
 from ..values.derive import DeploySpec
-from ..values.refs import join, join_prefixed, text
 
 NVIDIA_LIB = "/usr/local/nvidia/lib64"
 GIB_LIB = "/usr/local/gib/lib64"
@@ -75,7 +75,7 @@ def runtime_env_yaml(spec: DeploySpec) -> str:
     for key, value in common_env(spec).items():
         assert '"' not in value and "\\" not in value, f"{key}: unquotable value {value!r}"
         lines.append(f'  {key}: "{value}"')
-    return "\n".join(lines) + "\n" + spec.ops.quoted_lines(spec.gpu.nccl_env, "  ")
+    return "\n".join(lines) + "\n" + spec.decide.quoted_lines(spec.gpu.nccl_env, "  ")
 
 
 def hydra_settings(spec: DeploySpec) -> list[tuple[str, str, str | None]]:
@@ -148,7 +148,7 @@ def hydra_settings(spec: DeploySpec) -> list[tuple[str, str, str | None]]:
         ("trainer.project_name", str(t.project_name), "training.projectName"),
         ("trainer.experiment_name", str(spec.derived.experiment_name), None),
         ("trainer.n_gpus_per_node", text(spec.gpu.gpus_per_node), None),
-        ("trainer.nnodes", text(spec.ops.total_workers(v)), "workerGroups"),
+        ("trainer.nnodes", text(spec.decide.total_workers(v)), "workerGroups"),
         ("trainer.save_freq", text(t.save_freq), "training.saveFreq"),
         # verl deletes the oldest actor checkpoint beyond this many (trainer.max_actor_ckpt_to_keep,
         # verl/trainer/config/ppo_trainer.yaml, 0.6.1 and 0.9.1): the bucket does not grow without end.
@@ -192,21 +192,21 @@ def preflight_command(spec: DeploySpec) -> str:
         f"python3 {v.preflight.mount_path}/preflight.py --model {s.mount_path}/{s.model_dir}"
         f" --train {data}/train.parquet --val {data}/test.parquet --checkpoints {checkpoint_dir(spec)}"
         f" --checkpoint-mount {s.checkpoint_mount_path}"
-        f" --gpus-per-node {text(spec.gpu.gpus_per_node)} --nodes {text(spec.ops.total_workers(v))}"
+        f" --gpus-per-node {text(spec.gpu.gpus_per_node)} --nodes {text(spec.decide.total_workers(v))}"
         f" --tensor-parallel {text(v.training.tensor_parallel_size)}"
-        f" --sequence-length {text(spec.ops.plus(t.max_prompt_length, t.max_response_length))}"
+        f" --sequence-length {text(spec.decide.plus(t.max_prompt_length, t.max_response_length))}"
         f" --rollout {text(v.training.rollout_name)}"
         f" --keep {text(v.training.checkpoints_to_keep)}"
         f" --ray-version {text(v.ray.version)} --ray-auth {text(v.ray.auth)}"
         # 0: `auto`, sized from the model by the pre-flight itself (preflight.wait_seconds).
-        f" --wait {text(spec.ops.or_default(v.preflight.wait_seconds, 'auto'))}"
+        f" --wait {text(spec.decide.or_default(v.preflight.wait_seconds, 'auto'))}"
         f" {nccl_gate_flags(spec)}"
     )
 
 
 def nccl_gate_flags(spec: DeploySpec) -> str:
     g = spec.values.preflight.nccl_gate
-    threshold = spec.ops.or_default(g.min_bus_bandwidth_gbps, spec.gpu.nccl_gate_min_bus_gbps)
+    threshold = spec.decide.or_default(g.min_bus_bandwidth_gbps, spec.gpu.nccl_gate_min_bus_gbps)
     return (
         f"--nccl-gate {text(g.enabled)} --nccl-gate-size {text(g.size)}"
         f" --nccl-gate-min-busbw {text(threshold)} --nccl-gate-timeout {text(g.timeout_seconds)}"

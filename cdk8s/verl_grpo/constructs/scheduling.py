@@ -11,9 +11,9 @@ from __future__ import annotations
 from ..facts.capacity import CAPACITIES
 from ..facts.kueue import QUEUE_LABEL, QUEUED_TOLERATION, TOPOLOGY_ANNOTATIONS
 from ..facts.networks import DRANET_LABEL
+from ..values.decisions import Decisions, text
 from ..values.derive import DeploySpec
 from ..values.model import Values
-from ..values.refs import Ops, text
 
 # GKE taints Arm nodes kubernetes.io/arch=arm64:NoSchedule and labels them kubernetes.io/arch
 # (https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment);
@@ -32,8 +32,8 @@ def arch_toleration(arch: str) -> dict[str, str]:
 def cpu_node_selector(spec: DeploySpec) -> object:
     """The CPU pool on Standard, a compute class on Autopilot."""
     v = spec.values
-    return spec.ops.choose(
-        spec.ops.is_(v.cluster.mode, "standard"), cpu_pool_selector(v), compute_class_selector(v)
+    return spec.decide.choose(
+        spec.decide.is_(v.cluster.mode, "standard"), cpu_pool_selector(v), compute_class_selector(v)
     )
 
 
@@ -55,12 +55,12 @@ def compute_class_selector(v: Values) -> dict[str, str]:
 
 def gpu_node_selector(spec: DeploySpec) -> dict[str, str]:
     """The GPU workers' node selector: the machine's labels, then the capacity's."""
-    return {**gpu_machine_selector(spec), **gpu_selector_labels(spec.values, spec.ops)}
+    return {**gpu_machine_selector(spec), **gpu_selector_labels(spec.values, spec.decide)}
 
 
 def gpu_machine_selector(spec: DeploySpec) -> dict[str, str]:
     """The labels every GPU node of the machine carries, whatever capacity it comes from."""
-    v, gpu, ops = spec.values, spec.gpu, spec.ops
+    v, gpu, decide = spec.values, spec.gpu, spec.decide
     return {
         # "GKE attaches a unique node selector to GPU nodes": cloud.google.com/gke-accelerator, the
         # accelerator type (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus).
@@ -68,29 +68,29 @@ def gpu_machine_selector(spec: DeploySpec) -> dict[str, str]:
         # Autopilot sizes the node from these; the count is a string like every label value
         # (cloud.google.com/gke-accelerator-count: "GPU_COUNT", "the total number of GPUs available to
         # attach to the node", https://cloud.google.com/kubernetes-engine/docs/how-to/autopilot-gpus).
-        **ops.when(
-            ops.is_(v.cluster.mode, "autopilot"),
+        **decide.when(
+            decide.is_(v.cluster.mode, "autopilot"),
             {"cloud.google.com/gke-accelerator-count": text(gpu.gpus_per_node)},
         ),
-        **ops.when(ops.negate(ops.is_(gpu.arch, "amd64")), {ARCH_LABEL: gpu.arch}),
+        **decide.when(decide.negate(decide.is_(gpu.arch, "amd64")), {ARCH_LABEL: gpu.arch}),
         # Only the pools that publish their NICs (facts/networks.py).
-        **ops.when(ops.is_(v.network.rdma, "dranet"), {DRANET_LABEL: "true"}),
+        **decide.when(decide.is_(v.network.rdma, "dranet"), {DRANET_LABEL: "true"}),
     }
 
 
 def queue_labels(spec: DeploySpec) -> dict[str, str]:
     """The run's own labels: Kueue's queue, when queued (facts/kueue.py)."""
     q = spec.values.queue
-    return spec.ops.when(spec.ops.flag(q.enabled), {QUEUE_LABEL: q.local_queue})
+    return spec.decide.when(spec.decide.flag(q.enabled), {QUEUE_LABEL: q.local_queue})
 
 
 def worker_annotations(spec: DeploySpec) -> dict[str, object]:
     """Kueue topology-aware placement of the worker group, when queued and asked for."""
-    q, ops = spec.values.queue, spec.ops
+    q, decide = spec.values.queue, spec.decide
     out: dict[str, object] = {}
     for mode, annotation in TOPOLOGY_ANNOTATIONS.items():
-        placed = ops.all_of(ops.flag(q.enabled), ops.is_(q.topology.mode, mode))
-        out.update(ops.when(placed, {annotation: q.topology.level}))
+        placed = decide.all_of(decide.flag(q.enabled), decide.is_(q.topology.mode, mode))
+        out.update(decide.when(placed, {annotation: q.topology.level}))
     return out
 
 
@@ -98,31 +98,31 @@ def worker_tolerations(spec: DeploySpec) -> object:
     """The values' tolerations, the Arm taint's on Arm GPU nodes, and the queued-provisioning
     taint's when flex-start goes through Kueue (its nodes carry
     cloud.google.com/gke-queued=true:NoSchedule)."""
-    v, ops = spec.values, spec.ops
-    return ops.appended_when(
+    v, decide = spec.values, spec.decide
+    return decide.appended_when(
         v.worker.tolerations,
         [
-            (ops.negate(ops.is_(spec.gpu.arch, "amd64")), arch_toleration(spec.gpu.arch)),
+            (decide.negate(decide.is_(spec.gpu.arch, "amd64")), arch_toleration(spec.gpu.arch)),
             (
-                ops.all_of(ops.flag(v.queue.enabled), ops.is_(v.cluster.capacity, "flex-start")),
+                decide.all_of(decide.flag(v.queue.enabled), decide.is_(v.cluster.capacity, "flex-start")),
                 QUEUED_TOLERATION,
             ),
         ],
     )
 
 
-def gpu_selector_labels(v: Values, ops: Ops) -> dict[str, object]:
+def gpu_selector_labels(v: Values, decide: Decisions) -> dict[str, object]:
     """Selectors the GPU workers add for the capacity (and, on Autopilot, the RDMA zone)."""
-    autopilot = ops.is_(v.cluster.mode, "autopilot")
+    autopilot = decide.is_(v.cluster.mode, "autopilot")
     labels: dict[str, object] = {}
     for c in CAPACITIES.values():
-        labels |= ops.when(ops.is_(v.cluster.capacity, c.name), c.labels)
+        labels |= decide.when(decide.is_(v.cluster.capacity, c.name), c.labels)
     for c in CAPACITIES.values():
         extra = {
             k: val.replace("{reservation}", v.cluster.reservation) for k, val in c.autopilot_labels.items()
         }
-        labels |= ops.when(ops.all_of(autopilot, ops.is_(v.cluster.capacity, c.name)), extra)
+        labels |= decide.when(decide.all_of(autopilot, decide.is_(v.cluster.capacity, c.name)), extra)
     # The RoCE network profile is zonal (<zone>-vpc-roce) and Autopilot picks a node's zone
     # from the pod: pin the workers to the zone of the RDMA VPC (well-known node label,
     # https://kubernetes.io/docs/reference/labels-annotations-taints/#topologykubernetesiozone).
-    return labels | ops.when(autopilot, {"topology.kubernetes.io/zone": v.cluster.zone})
+    return labels | decide.when(autopilot, {"topology.kubernetes.io/zone": v.cluster.zone})

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..facts.kuberay import DASHBOARD_PORT
+from ..values.decisions import text
 from ..values.derive import DeploySpec, group_spec
-from ..values.refs import text
 from ..values.worker_groups import WORKER_GROUP_TEMPLATE, GroupView
 from .base import WAVE_RUN, ManifestConstruct, image, pod_labels
 from .device_claims import DeviceClaims
@@ -82,7 +82,7 @@ class VerlRayCluster(ManifestConstruct):
         preflight: PreflightScript,
     ) -> None:
         super().__init__(scope, id, spec)
-        ops = spec.ops
+        decide = spec.decide
         self.name = ray_cluster_name(spec)
 
         def workers(group: GroupView) -> dict[str, Any]:
@@ -93,18 +93,18 @@ class VerlRayCluster(ManifestConstruct):
         self.spec = {
             "rayVersion": spec.values.ray.version,
             # The token lives in a Secret of ours, never in values or manifests (ray_auth_secret).
-            **ops.when(
-                ops.is_(spec.values.ray.auth, "token"),
+            **decide.when(
+                decide.is_(spec.values.ray.auth, "token"),
                 {"authOptions": {"mode": "token", "secretName": ray_auth_secret(spec)}},
             ),
             "headGroupSpec": self._head(spec, storage, identity, preflight),
-            "workerGroupSpecs": ops.each_group(spec.values, workers, WORKER_GROUP_TEMPLATE),
+            "workerGroupSpecs": decide.each_group(spec.values, workers, WORKER_GROUP_TEMPLATE),
         }
         self.add_object(
             "ray-cluster",
             kind="RayCluster",
             name=self.name,
-            when=ops.is_(spec.values.run.kind, "RayCluster"),
+            when=decide.is_(spec.values.run.kind, "RayCluster"),
             wave=WAVE_RUN,  # GPUs only once the data is there (Argo CD; see base.py)
             shared={"spec": CLUSTER_SPEC_TEMPLATE},
             labels=queue_labels(spec),
@@ -164,9 +164,9 @@ class VerlRayCluster(ManifestConstruct):
         identity: TrainingIdentity,
         preflight: PreflightScript,
     ) -> dict[str, Any]:
-        v, gpu, d, ops = spec.values, spec.gpu, spec.derived, spec.ops
-        pinned = ops.all_of(ops.is_(v.cluster.mode, "standard"), ops.flag(group.pinned))
-        selector = {**gpu_node_selector(spec), **ops.when(pinned, {NODE_POOL_LABEL: group.pool})}
+        v, gpu, d, decide = spec.values, spec.gpu, spec.derived, spec.decide
+        pinned = decide.all_of(decide.is_(v.cluster.mode, "standard"), decide.flag(group.pinned))
+        selector = {**gpu_node_selector(spec), **decide.when(pinned, {NODE_POOL_LABEL: group.pool})}
         gpus = {"nvidia.com/gpu": text(gpu.gpus_per_node)}
         return {
             "groupName": group.name,

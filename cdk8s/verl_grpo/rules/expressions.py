@@ -20,8 +20,8 @@ from functools import reduce
 from typing import Any
 
 from ..facts.versions import version_at_least
-from ..values.refs import CAPACITIES, ONE_CAPACITY
-from ..values.refs import WORKER_COUNT_TEMPLATE as WORKER_COUNT
+from ..values.decisions import CAPACITIES, ONE_CAPACITY
+from ..values.decisions import WORKER_COUNT_TEMPLATE as WORKER_COUNT
 
 Scope = dict[str, Any]  # {"Values": values by alias, "Release": {"Name": ...}}
 

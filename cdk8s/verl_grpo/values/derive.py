@@ -28,15 +28,15 @@ from ..facts.node_fit import (
     Amounts,
     sidecars,
 )
+from .decisions import Decisions, Helper
 from .model import Values
-from .refs import Helper, Ops
 
 # The GPU pods' FUSE sidecar ephemeral limit with the default file cache (derive's
 # gpu_sidecar_ephemeral_storage_limit): what the workers' derived defaults leave it.
-GPU_SIDECAR_EPHEMERAL_DEFAULT = Ops().quantity_plus(FILE_CACHE_CAPACITY, GPU_SIDECAR_EPHEMERAL_HEADROOM)
+GPU_SIDECAR_EPHEMERAL_DEFAULT = Decisions().quantity_plus(FILE_CACHE_CAPACITY, GPU_SIDECAR_EPHEMERAL_HEADROOM)
 
 CHART_NAME = "verl-grpo"
-# Derived.storage_digest in Go (Ops.leaves_digest of the bucket and the capacity).
+# Derived.storage_digest in Go (Decisions.leaves_digest of the bucket and the capacity).
 STORAGE_DIGEST = Helper(
     "verl-grpo.storageDigest",
     "{{- list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8 }}",
@@ -107,7 +107,7 @@ class DeploySpec:
     gpu: GpuProfile
     derived: Derived
     release: Release
-    ops: Ops  # digests of what constructs build (Ops.spec_digest); markers when rendering the chart
+    decide: Decisions  # the decisions constructs state (values/decisions.py); chart mode writes them
 
     @property
     def chart_label(self) -> str:
@@ -142,44 +142,46 @@ def worker_ephemeral_default(gpu: GpuProfile, mode: str) -> str:
     return f"{math.floor(worker_room(gpu, mode).ephemeral / GIB)}Gi"
 
 
-def derive(values: Values, ops: Ops) -> Derived:
-    defaults = ops.machine(values, MachineDefaults, machine_defaults)
+def derive(values: Values, decide: Decisions) -> Derived:
+    defaults = decide.machine(values, MachineDefaults, machine_defaults)
     sidecar = values.storage.sidecar
     return Derived(
-        worker_cpu=ops.or_default(values.worker.cpu, defaults.worker_cpu),
-        worker_memory=ops.or_default(values.worker.memory, defaults.worker_memory),
-        worker_ephemeral_storage=ops.or_default(
+        worker_cpu=decide.or_default(values.worker.cpu, defaults.worker_cpu),
+        worker_memory=decide.or_default(values.worker.memory, defaults.worker_memory),
+        worker_ephemeral_storage=decide.or_default(
             values.worker.ephemeral_storage, defaults.worker_ephemeral_storage
         ),
-        sidecar_cpu_limit=ops.or_default(sidecar.cpu_limit, defaults.sidecar_cpu_limit),
-        sidecar_memory_limit=ops.or_default(sidecar.memory_limit, defaults.sidecar_memory_limit),
-        sidecar_ephemeral_storage_limit=ops.or_default(
+        sidecar_cpu_limit=decide.or_default(sidecar.cpu_limit, defaults.sidecar_cpu_limit),
+        sidecar_memory_limit=decide.or_default(sidecar.memory_limit, defaults.sidecar_memory_limit),
+        sidecar_ephemeral_storage_limit=decide.or_default(
             sidecar.ephemeral_storage_limit, defaults.sidecar_ephemeral_storage_limit
         ),
-        gpu_sidecar_ephemeral_storage_limit=ops.or_default(
+        gpu_sidecar_ephemeral_storage_limit=decide.or_default(
             values.storage.sidecar.ephemeral_storage_limit,
-            ops.quantity_plus(values.storage.file_cache_capacity, GPU_SIDECAR_EPHEMERAL_HEADROOM),
+            decide.quantity_plus(values.storage.file_cache_capacity, GPU_SIDECAR_EPHEMERAL_HEADROOM),
         ),
-        experiment_name=ops.or_default(values.training.experiment_name, values.run.name),
-        storage_digest=ops.helper(
-            STORAGE_DIGEST, None, lambda: Ops().leaves_digest(values.storage.bucket, values.storage.capacity)
+        experiment_name=decide.or_default(values.training.experiment_name, values.run.name),
+        storage_digest=decide.helper(
+            STORAGE_DIGEST,
+            None,
+            lambda: Decisions().leaves_digest(values.storage.bucket, values.storage.capacity),
         ),
-        rayjob_version_fields=_rayjob_version_fields(values, ops),
+        rayjob_version_fields=_rayjob_version_fields(values, decide),
     )
 
 
-def _rayjob_version_fields(values: Values, ops: Ops) -> dict[str, object]:
+def _rayjob_version_fields(values: Values, decide: Decisions) -> dict[str, object]:
     fields = {"preRunningDeadlineSeconds": values.job.pre_running_deadline_seconds}
     out: dict[str, object] = {}
     for key, value in fields.items():
-        out |= ops.when(ops.at_least(values.kuberay.version, RAYJOB_FIELD_SINCE[key]), {key: value})
+        out |= decide.when(decide.at_least(values.kuberay.version, RAYJOB_FIELD_SINCE[key]), {key: value})
     return out
 
 
-def deploy_spec(values: Values, release: Release, ops: Ops | None = None) -> DeploySpec:
-    ops = ops or Ops()
+def deploy_spec(values: Values, release: Release, decide: Decisions | None = None) -> DeploySpec:
+    decide = decide or Decisions()
     return DeploySpec(
-        values, ops.machine(values, GpuProfile, machine_profile), derive(values, ops), release, ops
+        values, decide.machine(values, GpuProfile, machine_profile), derive(values, decide), release, decide
     )
 
 
@@ -189,6 +191,6 @@ def group_spec(spec: DeploySpec, group_values: Values) -> DeploySpec:
     return replace(
         spec,
         values=group_values,
-        gpu=spec.ops.machine(group_values, GpuProfile, machine_profile),
-        derived=derive(group_values, spec.ops),
+        gpu=spec.decide.machine(group_values, GpuProfile, machine_profile),
+        derived=derive(group_values, spec.decide),
     )

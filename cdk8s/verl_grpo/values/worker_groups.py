@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .decisions import Helper
 from .model import Values, WorkerGroup
-from .refs import Helper
 
 # The first group's pool keeps the name the single pool had (clusters made before groups keep
 # theirs); every further group gets its own, named after it (scripts/30-gpu-pool.sh).
 GPU_NODE_POOL = "gpu-pool"
-# The chart renders each group with this named template (Ops.each_group), given the group's view.
+# The chart renders each group with this named template (Decisions.each_group), given the group's view.
 WORKER_GROUP_TEMPLATE = "verl-grpo.workerGroup"
 # group_views in Go: each group's fields, its capacity and machine (cluster.capacity and gpu.type
 # unless it names its own), its pool and whether it is pinned to it; a JSON list.

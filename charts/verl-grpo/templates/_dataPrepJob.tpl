@@ -1,4 +1,4 @@
-{{- /* The spec of the object named after its digest (Ops.spec_digest). */}}
+{{- /* The spec of the object named after its digest (Decisions.spec_digest). */}}
 {{- define "verl-grpo.dataPrepJob.spec" }}
 {{- $facts := include "verl-grpo.facts" (list .Values.gpu.type .Values.cluster.mode) | fromJson }}
 backoffLimit: {{ .Values.dataPrep.backoffLimit | toJson }}

@@ -25,7 +25,7 @@ helm.sh/chart: verl-grpo-0.1.0
 {{- toJson $interfaces }}
 {{- end }}
 
-{{- /* Ops.quoted_lines: a string map's entries as double-quoted YAML lines, sorted by key. */}}
+{{- /* Decisions.quoted_lines: a string map's entries as double-quoted YAML lines, sorted by key. */}}
 {{- define "verl-grpo.quotedLines" -}}
 {{- $indent := index . 1 }}
 {{- range $key, $value := index . 0 }}

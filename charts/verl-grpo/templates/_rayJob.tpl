@@ -1,4 +1,4 @@
-{{- /* The spec of the object named after its digest (Ops.spec_digest). */}}
+{{- /* The spec of the object named after its digest (Decisions.spec_digest). */}}
 {{- define "verl-grpo.rayJob.spec" }}
 entrypoint: {{ include "verl-grpo.entrypoint" . }}
 runtimeEnvYAML: {{ include "verl-grpo.runtimeEnv" . }}

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from verl_grpo.chart.template_text import Action, action, render_tree, to_tree, wrap_long_lines
-from verl_grpo.values.refs import ChartOps, ChartTable
+from verl_grpo.values.decisions import ChartDecisions, ChartTable
 
 
 def test_when_writes_an_if_around_the_keys_it_decides():
     table = ChartTable()
-    ops = ChartOps(table)
+    decide = ChartDecisions(table)
     mode = table.add(".Values.cluster.mode", "str")
-    tree = to_tree({"a": 1, **ops.when(ops.is_(mode, "autopilot"), {"b": {"c": 2}})}, table)
+    tree = to_tree({"a": 1, **decide.when(decide.is_(mode, "autopilot"), {"b": {"c": 2}})}, table)
     assert render_tree(tree) == (
         'a: 1\n{{- if eq .Values.cluster.mode "autopilot" }}\nb:\n  c: 2\n{{- end }}\n'
     )
@@ -18,22 +18,22 @@ def test_when_writes_an_if_around_the_keys_it_decides():
 
 def test_choose_writes_if_else_for_subtrees_and_ternary_for_scalars():
     table = ChartTable()
-    ops = ChartOps(table)
-    standard = ops.is_(table.add(".Values.cluster.mode", "str"), "standard")
-    tree = to_tree({"selector": ops.choose(standard, {"pool": "p"}, {"class": "c"})}, table)
+    decide = ChartDecisions(table)
+    standard = decide.is_(table.add(".Values.cluster.mode", "str"), "standard")
+    tree = to_tree({"selector": decide.choose(standard, {"pool": "p"}, {"class": "c"})}, table)
     assert render_tree(tree) == (
         '{{- if eq .Values.cluster.mode "standard" }}\nselector:\n  pool: p\n'
         "{{- else }}\nselector:\n  class: c\n{{- end }}\n"
     )
-    scalar = table.lookup(ops.choose(standard, "a", "b"))
+    scalar = table.lookup(decide.choose(standard, "a", "b"))
     assert scalar is not None and scalar.go.startswith('(ternary "a" "b"')
 
 
 def test_listed_items_get_their_own_if_and_stay_list_items():
     table = ChartTable()
-    ops = ChartOps(table)
-    dranet = ops.is_(table.add(".Values.network.rdma", "str"), "dranet")
-    tree = to_tree({"claims": ops.listed([(True, {"name": "a"}), (dranet, {"name": "b", "x": 1})])}, table)
+    decide = ChartDecisions(table)
+    dranet = decide.is_(table.add(".Values.network.rdma", "str"), "dranet")
+    tree = to_tree({"claims": decide.listed([(True, {"name": "a"}), (dranet, {"name": "b", "x": 1})])}, table)
     assert render_tree(tree) == (
         'claims:\n- name: a\n{{- if eq .Values.network.rdma "dranet" }}\n- name: b\n  x: 1\n{{- end }}\n'
     )

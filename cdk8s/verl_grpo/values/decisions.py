@@ -1,9 +1,9 @@
 """Values as references, and the decisions constructs make on them: one construct code path
 renders both dist/ and the Helm chart.
 
-In concrete mode (dist/, synth) constructs see real values and Ops computes. In chart mode every
+In concrete mode (dist/, synth) constructs see real values and Decisions computes. In chart mode every
 leaf of the values is a marker string (``@@N@@``) that stands for a Go template expression, and
-ChartOps turns each decision a construct states (`when`, `choose`, `each_group`, `indexes`, ...)
+ChartDecisions turns each decision a construct states (`when`, `choose`, `each_group`, `indexes`, ...)
 into the `if`, `range` or `printf` a Helm author would write at that place (chart/writer.py).
 A marker can be passed on and spliced into text, nothing else: branching on it raises.
 """
@@ -32,7 +32,7 @@ GATE = re.compile(r"^@@if(\d+)@@")
 # A value chosen by a condition (ChartTable.choices), and a list built by a range (ChartTable.eaches).
 CHOICE = re.compile(r"@@choice(\d+)@@")
 EACH = re.compile(r"@@each(\d+)@@")
-# A list item that exists only when a condition holds: {"@@ifN@@__item__": item} (Ops.listed).
+# A list item that exists only when a condition holds: {"@@ifN@@__item__": item} (Decisions.listed).
 ITEM = "__item__"
 # The chart's sum of every worker group's replicas, each group's capacity between bars
 # ("|spot|reservation|") and whether all are cluster.capacity: rules/expressions.py defines them
@@ -56,7 +56,7 @@ class GoExpr:
 @dataclass(frozen=True)
 class Helper:
     """A named template of the chart's _helpers.tpl: the Go twin of the Python function `why` names
-    (Ops.helper computes that function outside the chart; the parity tests hold the two equal)."""
+    (Decisions.helper computes that function outside the chart; the parity tests hold the two equal)."""
 
     name: str
     body: str
@@ -67,7 +67,7 @@ class Helper:
         return f"{head}\n{self.body.strip()}\n{{{{- end }}}}\n"
 
 
-# Ops.quoted_lines: `<indent>KEY: "VALUE"` per entry of a string map, sorted by key; (list map indent).
+# Decisions.quoted_lines: `<indent>KEY: "VALUE"` per entry of a string map, sorted by key; (list map indent).
 QUOTED_LINES = Helper(
     "verl-grpo.quotedLines",
     """
@@ -75,7 +75,7 @@ QUOTED_LINES = Helper(
 {{- range $key, $value := index . 0 }}
 {{- printf "%s%s: %q\\n" $indent $key $value }}
 {{- end }}""",
-    "Ops.quoted_lines: a string map's entries as double-quoted YAML lines, sorted by key.",
+    "Decisions.quoted_lines: a string map's entries as double-quoted YAML lines, sorted by key.",
 )
 
 
@@ -131,12 +131,12 @@ class ChartTable:
 class Marker(str):
     """A value the chart computes: it can be passed on and spliced into text (f-strings, text(),
     join()), nothing else. Branching, comparing or arithmetic on it would silently pick one side
-    for every release, so they raise; a decision on a value goes through Ops."""
+    for every release, so they raise; a decision on a value goes through Decisions."""
 
     def _refuse(self, *_: object) -> NoReturn:
         raise TypeError(
             f"a construct branched on, compared or computed with the chart value {self}: "
-            "use an Ops helper (values/refs.py) so the chart gets a guarded block"
+            "use an Decisions helper (values/decisions.py) so the chart gets a guarded block"
         )
 
     __bool__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse  # type: ignore[assignment]
@@ -220,18 +220,20 @@ def go_json(x: object) -> str:
 
 class Cond(str):
     """A condition the chart evaluates (the text of a Go template pipeline). Python cannot know it,
-    so using it as a bool raises: decide with Ops.when / Ops.choose, which write the `if`."""
+    so using it as a bool raises: decide with Decisions.when / Decisions.choose, which write the `if`."""
 
     def __bool__(self) -> bool:
-        raise TypeError(f"a construct branched on the chart condition {self!r}: use Ops.when or Ops.choose")
+        raise TypeError(
+            f"a construct branched on the chart condition {self!r}: use Decisions.when or Decisions.choose"
+        )
 
 
 Condition = bool | Cond
 
 
-class Ops:
+class Decisions:
     """The decisions constructs make on values, stated where they are made. Concrete mode (dist/,
-    synth) computes them; ChartOps writes the `if`, `range` and `printf` a Helm author would."""
+    synth) computes them; ChartDecisions writes the `if`, `range` and `printf` a Helm author would."""
 
     # Conditions
     def is_(self, leaf: object, *options: object) -> Condition:
@@ -350,8 +352,8 @@ class Ops:
         return _digest(go_json(spec))
 
 
-class ChartOps(Ops):
-    """Ops in chart mode: values are markers (ChartTable), decisions become template text."""
+class ChartDecisions(Decisions):
+    """Decisions in chart mode: values are markers (ChartTable), decisions become template text."""
 
     def __init__(self, table: ChartTable) -> None:
         self.table = table
@@ -562,7 +564,7 @@ def go_value(x: object, table: ChartTable) -> str:
 
 @dataclass(frozen=True)
 class RangeIndex:
-    """The index of a `range` over 0 .. count-1 (Ops.indexes): a marker and the count's expression."""
+    """The index of a `range` over 0 .. count-1 (Decisions.indexes): a marker and the count's expression."""
 
     marker: str
     count: str
