@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from verl_grpo.pipeline import load_spec
 from verl_grpo.problems import Problems
 from verl_grpo.rules.cross_rules import RULES
-from verl_grpo.rules.expressions import QUANTITY_TEMPLATE, V, op
+from verl_grpo.rules.expressions import QUANTITY_TEMPLATE, Field, call
 from verl_grpo.values.derive import Release
 
 from ..conftest import DIST_VALUES
@@ -27,17 +27,17 @@ MESSAGE = re.compile(r"(.*) \[([a-z0-9-]+)\]")
 def test_expressions_are_spelled_as_go_templates() -> None:
     scope = {"Values": {"a": {"n": 12, "s": "x"}, "v": "1.4.2"}, "Release": {"Name": "verl"}}
     cases = [
-        (op("eq", V("Values.a.s"), "x"), True, '(eq .Values.a.s "x")'),
-        (op("gt", V("Values.a.n"), 11), True, "(gt (int .Values.a.n) (int 11))"),
-        (op("mod", 8, V("Values.a.n")), 8, "(mod (int 8) (int .Values.a.n))"),
+        (call("eq", Field("Values.a.s"), "x"), True, '(eq .Values.a.s "x")'),
+        (call("gt", Field("Values.a.n"), 11), True, "(gt (int .Values.a.n) (int 11))"),
+        (call("mod", 8, Field("Values.a.n")), 8, "(mod (int 8) (int .Values.a.n))"),
         (
-            op("length", V("Release.Name"), "-", V("Values.a.s")),
+            call("length", Field("Release.Name"), "-", Field("Values.a.s")),
             6,
             '(len (print .Release.Name "-" .Values.a.s))',
         ),
-        (op("older", V("Values.v"), "1.5.0"), True, '(not (semverCompare ">=1.5.0" .Values.v))'),
-        (op("plus", op("length", "ab"), 9), 11, '(add (len (print "ab")) 9)'),
-        (op("quantity", "2Gi"), 2 * 2**30, '(include "verl-grpo.quantity" "2Gi" | float64)'),
+        (call("older", Field("Values.v"), "1.5.0"), True, '(not (semverCompare ">=1.5.0" .Values.v))'),
+        (call("plus", call("length", "ab"), 9), 11, '(add (len (print "ab")) 9)'),
+        (call("quantity", "2Gi"), 2 * 2**30, '(include "verl-grpo.quantity" "2Gi" | float64)'),
     ]
     for expr, value, go in cases:
         assert expr.py(scope) == value and expr.go() == go
@@ -45,23 +45,24 @@ def test_expressions_are_spelled_as_go_templates() -> None:
 
 # Each expression with the values it is evaluated on: Python's answer must be Go's, exactly.
 EXPRESSIONS = [
-    op("quantity", V("Values.q")),
-    op("addf", op("quantity", V("Values.q")), 0.1, op("quantity", "250Mi")),
-    op("subf", op("quantity", V("Values.q")), 0.3, 0.05),
-    op("mulf", op("quantity", V("Values.q")), 1 / 2**30),
-    op("fixed2", op("mulf", op("quantity", V("Values.q")), 1 / 2**30)),
-    op("gtf", op("quantity", V("Values.q")), op("quantity", "2")),
-    op("eqf", op("quantity", V("Values.q")), 0),
-    op("or", V("Values.s"), "fallback"),
-    op("concat", V("Values.s"), "/", V("Values.num")),
-    op("times", V("Values.num"), 3),
-    op("over", op("times", V("Values.num"), 7), 4),
-    op("ge", V("Values.num"), 12),
-    op("matches", V("Values.args"), r"(?m)^[+~]*(a\.b|c)="),
-    op("matches", V("Values.s"), "^[a-z]([-a-z0-9]*[a-z0-9])?$"),
-    op("nested", V("Values.path"), "/data"),
-    op("older", V("Values.v"), "1.5.0"),
-    op("length", V("Release.Name"), "-", V("Values.s")),
+    call("quantity", Field("Values.q")),
+    call("addf", call("quantity", Field("Values.q")), 0.1, call("quantity", "250Mi")),
+    call("subf", call("quantity", Field("Values.q")), 0.3, 0.05),
+    call("mulf", call("quantity", Field("Values.q")), 1 / 2**30),
+    call("fixed2", call("mulf", call("quantity", Field("Values.q")), 1 / 2**30)),
+    call("gtf", call("quantity", Field("Values.q")), call("quantity", "2")),
+    call("eqf", call("quantity", Field("Values.q")), 0),
+    call("default", Field("Values.s"), "fallback"),
+    call("or", call("eq", Field("Values.num"), 7), call("ge", Field("Values.num"), 12)),
+    call("concat", Field("Values.s"), "/", Field("Values.num")),
+    call("times", Field("Values.num"), 3),
+    call("over", call("times", Field("Values.num"), 7), 4),
+    call("ge", Field("Values.num"), 12),
+    call("matches", Field("Values.args"), r"(?m)^[+~]*(a\.b|c)="),
+    call("matches", Field("Values.s"), "^[a-z]([-a-z0-9]*[a-z0-9])?$"),
+    call("nested", Field("Values.path"), "/data"),
+    call("older", Field("Values.v"), "1.5.0"),
+    call("length", Field("Release.Name"), "-", Field("Values.s")),
 ]
 SCOPES = [
     {"q": "2800Gi", "s": "", "num": 12, "args": [], "path": "/data/x", "v": "1.4.2"},

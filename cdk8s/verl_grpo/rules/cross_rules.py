@@ -46,9 +46,10 @@ from .expressions import (
     GROUP_TEMPLATES,
     QUANTITY_TEMPLATE,
     WORKER_COUNT_TEMPLATE,
-    C,
     Expr,
-    G,
+    Field,
+    GroupField,
+    Literal,
     Lookup,
     MachineFact,
     MachineModeFact,
@@ -56,10 +57,9 @@ from .expressions import (
     RepeatedGroups,
     Scope,
     UsesCapacity,
-    V,
     Workers,
+    call,
     from_root,
-    op,
 )
 
 
@@ -72,7 +72,7 @@ class CrossRule:
     # Only where something is deployed (helm, synth, the scripts), not for `check`/`plan`, which
     # judge the run and may be asked before the user has chosen, say, a bucket.
     deploy_only: bool = False
-    # Tested for each worker group, which G() reads (`$group` in the template).
+    # Tested for each worker group, which GroupField() reads (`$group` in the template).
     each_group: bool = False
 
     def text(self, scope: Scope) -> str:
@@ -99,37 +99,41 @@ RELEASE_NAME_MAX = 30
 assert RELEASE_NAME_MAX + max(len(f"-{name}") for name in gpu_profiles()) <= NAME_MAX["RayCluster"]
 DIGEST_SUFFIX = len("-xxxxxxxx")
 
-RELEASE = V("Release.Name")
+RELEASE = Field("Release.Name")
 WORKERS = Workers()
-RUN_KIND, MODE, CAPACITY = V("Values.run.kind"), V("Values.cluster.mode"), V("Values.cluster.capacity")
+RUN_KIND, MODE, CAPACITY = (
+    Field("Values.run.kind"),
+    Field("Values.cluster.mode"),
+    Field("Values.cluster.capacity"),
+)
 SIDECAR_MODE_SINCE = SUBMISSION_MODE_SINCE["SidecarMode"]
 GPUS_PER_NODE = MachineFact(
     "gpusPerNode",
-    V("Values.gpu.type"),
+    Field("Values.gpu.type"),
     tuple((t, p.gpus_per_node) for t, p in sorted(gpu_profiles().items())),
 )
-RAYJOB_NAME_LENGTH = op("plus", op("length", RELEASE, "-", V("Values.run.name")), DIGEST_SUFFIX)
+RAYJOB_NAME_LENGTH = call("plus", call("length", RELEASE, "-", Field("Values.run.name")), DIGEST_SUFFIX)
 
 # Paths the pods already mount (the GPU stack, Ray's scratch space): a values mount path must not
 # be one of them, nor hold one, nor sit inside one; nor may the kit's own mounts overlap.
 MOUNTS = {
-    "storage.mountPath": V("Values.storage.mountPath"),
-    "storage.checkpointMountPath": V("Values.storage.checkpointMountPath"),
-    "preflight.mountPath": V("Values.preflight.mountPath"),
+    "storage.mountPath": Field("Values.storage.mountPath"),
+    "storage.checkpointMountPath": Field("Values.storage.checkpointMountPath"),
+    "preflight.mountPath": Field("Values.preflight.mountPath"),
 }
 RESERVED_MOUNTS = {
-    "the NVIDIA driver": C("/usr/local/nvidia"),
-    "the gIB plugin": C("/usr/local/gib"),
-    "/tmp": C("/tmp"),
+    "the NVIDIA driver": Literal("/usr/local/nvidia"),
+    "the gIB plugin": Literal("/usr/local/gib"),
+    "/tmp": Literal("/tmp"),
 }
 
 
-GPU = V("Values.gpu.type")
+GPU = Field("Values.gpu.type")
 GPUS = tuple(sorted(gpu_profiles().items()))
 MODES = tuple(SIDECAR_LIMITS)
 # The machine of the worker group a per-group rule looks at (values/worker_groups.py machine_of).
-GROUP_MACHINE = op("or", G("machine"), GPU)
-GROUP_CAPACITY = op("or", G("capacity"), CAPACITY)
+GROUP_MACHINE = call("default", GroupField("machine"), GPU)
+GROUP_CAPACITY = call("default", GroupField("capacity"), CAPACITY)
 
 
 def _by_gpu(name: str, fact: Callable[[GpuProfile], Any], machine: Expr = GPU) -> MachineFact:
@@ -143,7 +147,7 @@ GROUP_ARCH = _by_gpu("arch", lambda p: p.arch, GROUP_MACHINE)
 def _sidecar_limit(key: str, i: int) -> Expr:
     """storage.sidecar.<key>, or the mode's default limit (derive.py), as a quantity."""
     default = Lookup(MODE, tuple((mode, SIDECAR_LIMITS[mode][i]) for mode in MODES))
-    return op("quantity", op("or", V(f"Values.storage.sidecar.{key}"), default))
+    return call("quantity", call("default", Field(f"Values.storage.sidecar.{key}"), default))
 
 
 @dataclass(frozen=True)
@@ -161,7 +165,7 @@ class WorkerResource:
     room: Expr
 
     def shown(self, x: Expr) -> Expr:
-        return op("fixed2", op("mulf", x, 1 / self.scale) if self.scale != 1 else x)
+        return call("fixed2", call("mulf", x, 1 / self.scale) if self.scale != 1 else x)
 
 
 def _worker_resource(
@@ -177,15 +181,17 @@ def _worker_resource(
     attr = "worker_" + re.sub(r"([A-Z])", r"_\1", name).lower()
     defaults = tuple(((g, m), getattr(machine_defaults(g, m), attr)) for g, _ in GPUS for m in MODES)
     # Each group's pods get their machine's default and must fit its nodes (derive.group_spec).
-    sidecar = op("or", sidecar_limit, getattr(FUSE_SIDECAR_DEFAULT_REQUEST, field))
+    sidecar = call("default", sidecar_limit, getattr(FUSE_SIDECAR_DEFAULT_REQUEST, field))
     return WorkerResource(
         key,
         unit,
         scale,
-        request=op(
-            "or", V(f"Values.{key}"), MachineModeFact(f"worker{title}", GROUP_MACHINE, MODE, defaults)
+        request=call(
+            "default",
+            Field(f"Values.{key}"),
+            MachineModeFact(f"worker{title}", GROUP_MACHINE, MODE, defaults),
         ),
-        others=op(
+        others=call(
             "addf",
             getattr(GPU_NODE_DAEMONSETS, field),
             sidecar,
@@ -212,14 +218,16 @@ MEMORY = _worker_resource(
     "memory",
     lambda p: allocatable_memory_gib(p.memory_gb) * GIB,
 )
-FILE_CACHE = op("quantity", V("Values.storage.fileCacheCapacity"))
+FILE_CACHE = call("quantity", Field("Values.storage.fileCacheCapacity"))
 # storage.sidecar.ephemeralStorageLimit as a quantity; 0 when empty (or "0": no limit).
-SIDECAR_EPHEMERAL_SET = op("quantity", op("or", V("Values.storage.sidecar.ephemeralStorageLimit"), "0"))
+SIDECAR_EPHEMERAL_SET = call(
+    "quantity", call("default", Field("Values.storage.sidecar.ephemeralStorageLimit"), "0")
+)
 # A GPU pod's sidecar ephemeral limit (derive.py): the values', else the file cache plus headroom.
-GPU_SIDECAR_EPHEMERAL = op(
-    "or",
+GPU_SIDECAR_EPHEMERAL = call(
+    "default",
     SIDECAR_EPHEMERAL_SET,
-    op("addf", FILE_CACHE, float(parse_quantity(GPU_SIDECAR_EPHEMERAL_HEADROOM))),
+    call("addf", FILE_CACHE, float(parse_quantity(GPU_SIDECAR_EPHEMERAL_HEADROOM))),
 )
 # On a GPU node the Local SSDs, and on Autopilot the GPU pod's ceiling (machines.py cites both).
 EPHEMERAL = _worker_resource(
@@ -236,7 +244,7 @@ def _fit_rule(r: WorkerResource) -> CrossRule:
     return CrossRule(
         "worker-fits-node",
         r.key,
-        op("gtf", op("addf", op("quantity", r.request), r.others), r.room),
+        call("gtf", call("addf", call("quantity", r.request), r.others), r.room),
         (
             "'",
             r.request,
@@ -247,7 +255,7 @@ def _fit_rule(r: WorkerResource) -> CrossRule:
             " can allocate (",
             r.shown(r.room),
             f"{r.unit}); at most ",
-            r.shown(op("subf", r.room, r.others)),
+            r.shown(call("subf", r.room, r.others)),
             r.unit,
         ),
         each_group=True,
@@ -266,13 +274,13 @@ AUTOPILOT_SIDECAR_MAX = {
 def _autopilot_sidecar_rules() -> tuple[CrossRule, ...]:
     out = []
     for key, (i, most) in AUTOPILOT_SIDECAR_MAX.items():
-        limit, shown = _sidecar_limit(key, i), op("or", V(f"Values.storage.sidecar.{key}"), "")
-        on_autopilot = op("eq", MODE, "autopilot")
+        limit, shown = _sidecar_limit(key, i), call("default", Field(f"Values.storage.sidecar.{key}"), "")
+        on_autopilot = call("eq", MODE, "autopilot")
         out.append(
             CrossRule(
                 "autopilot-sidecar-limited",
                 f"storage.sidecar.{key}",
-                op("and", on_autopilot, op("eqf", limit, 0)),
+                call("and", on_autopilot, call("eqf", limit, 0)),
                 ("'", shown, "' (unlimited) is not allowed on Autopilot; give a real limit"),
             )
         )
@@ -281,7 +289,7 @@ def _autopilot_sidecar_rules() -> tuple[CrossRule, ...]:
                 CrossRule(
                     "autopilot-sidecar-limited",
                     f"storage.sidecar.{key}",
-                    op("and", on_autopilot, op("gtf", limit, op("quantity", most))),
+                    call("and", on_autopilot, call("gtf", limit, call("quantity", most))),
                     (
                         "'",
                         shown,
@@ -310,25 +318,25 @@ VERL_KEYS_READ = (
     r"|actor_rollout_ref\.actor\.(use_dynamic_bsz|ppo_mini_batch_size|ppo_micro_batch_size(_per_gpu)?"
     r"|ulysses_sequence_parallel_size))="
 )
-TRAIN, N = V("Values.training.trainBatchSize"), V("Values.training.rolloutN")
-MINI, MICRO = V("Values.training.ppoMiniBatchSize"), V("Values.training.ppoMicroBatchSizePerGpu")
+TRAIN, N = Field("Values.training.trainBatchSize"), Field("Values.training.rolloutN")
+MINI, MICRO = Field("Values.training.ppoMiniBatchSize"), Field("Values.training.ppoMicroBatchSizePerGpu")
 
 
 def _verl_rule(rule_id: str, key: str, when: Expr, *message: str | Expr) -> CrossRule:
-    plain = op("not", op("matches", V("Values.training.extraArgs"), VERL_KEYS_READ))
-    return CrossRule(rule_id, key, op("and", plain, when), message)
+    plain = call("not", call("matches", Field("Values.training.extraArgs"), VERL_KEYS_READ))
+    return CrossRule(rule_id, key, call("and", plain, when), message)
 
 
 def _verl_rules() -> tuple[CrossRule, ...]:
-    gpus = op("times", WORKERS, GPUS_PER_NODE)
-    per_gpu = op("over", op("times", MINI, N), gpus)  # verl's mini-batch per GPU (sp = 1)
+    gpus = call("times", WORKERS, GPUS_PER_NODE)
+    per_gpu = call("over", call("times", MINI, N), gpus)  # verl's mini-batch per GPU (sp = 1)
     return (
         _verl_rule(
             "verl-batch-divisible",
             "training.trainBatchSize",
-            op("ne", op("mod", op("times", TRAIN, N), gpus), 0),
+            call("ne", call("mod", call("times", TRAIN, N), gpus), 0),
             "trainBatchSize x rolloutN = ",
-            op("times", TRAIN, N),
+            call("times", TRAIN, N),
             " is not divisible by the ",
             gpus,
             " GPUs (verl refuses it at start-up)",
@@ -336,7 +344,7 @@ def _verl_rules() -> tuple[CrossRule, ...]:
         _verl_rule(
             "batch-within-dataset",
             "training.trainBatchSize",
-            op("and", V("Values.dataPrep.enabled"), op("gt", TRAIN, GSM8K_TRAIN_ROWS)),
+            call("and", Field("Values.dataPrep.enabled"), call("gt", TRAIN, GSM8K_TRAIN_ROWS)),
             TRAIN,
             f" exceeds the {GSM8K_TRAIN_ROWS} GSM8K training rows the data-prep Job writes: verl's "
             "dataloader drops the partial batch, so the run would train 0 steps",
@@ -344,7 +352,7 @@ def _verl_rules() -> tuple[CrossRule, ...]:
         _verl_rule(
             "verl-mini-within-train",
             "training.ppoMiniBatchSize",
-            op("gt", MINI, TRAIN),
+            call("gt", MINI, TRAIN),
             MINI,
             " exceeds trainBatchSize ",
             TRAIN,
@@ -353,17 +361,17 @@ def _verl_rules() -> tuple[CrossRule, ...]:
         _verl_rule(
             "verl-mini-batch-per-gpu",
             "training.ppoMiniBatchSize",
-            op("and", op("not", op("gt", MINI, TRAIN)), op("eq", per_gpu, 0)),
+            call("and", call("not", call("gt", MINI, TRAIN)), call("eq", per_gpu, 0)),
             "ppoMiniBatchSize x rolloutN / GPUs is 0: too few prompts per GPU (verl fails at worker init)",
         ),
         _verl_rule(
             "verl-micro-divides-mini",
             "training.ppoMicroBatchSizePerGpu",
-            op(
+            call(
                 "and",
-                op("not", op("gt", MINI, TRAIN)),
-                op("gt", per_gpu, 0),
-                op("ne", op("mod", per_gpu, MICRO), 0),
+                call("not", call("gt", MINI, TRAIN)),
+                call("gt", per_gpu, 0),
+                call("ne", call("mod", per_gpu, MICRO), 0),
             ),
             "the mini-batch per GPU (",
             per_gpu,
@@ -384,7 +392,7 @@ def _mount_rules() -> tuple[CrossRule, ...]:
                 CrossRule(
                     "mounts-disjoint",
                     key,
-                    op("nested", path, other),
+                    call("nested", path, other),
                     ("'", path, f"' overlaps {other_key} ('", other, "'); mount paths must be disjoint"),
                 )
             )
@@ -394,7 +402,7 @@ def _mount_rules() -> tuple[CrossRule, ...]:
 # The bucket's folders: each is its own volume (constructs/gcs_fuse_storage.py, mounted at
 # mountPath/<dir> or checkpointMountPath) and its own grant (scripts/lib.sh bucket_grants).
 BUCKET_FOLDERS = {
-    f"storage.{key}": V(f"Values.storage.{key}")
+    f"storage.{key}": Field(f"Values.storage.{key}")
     for key in ("modelDir", "dataDir", "verlDir", "checkpointDir")
 }
 
@@ -407,7 +415,7 @@ def _bucket_folder_rules() -> tuple[CrossRule, ...]:
         CrossRule(
             "bucket-folders-disjoint",
             key,
-            op("nested", BUCKET_FOLDERS[key], BUCKET_FOLDERS[other]),
+            call("nested", BUCKET_FOLDERS[key], BUCKET_FOLDERS[other]),
             (
                 "'",
                 BUCKET_FOLDERS[key],
@@ -423,16 +431,16 @@ def _bucket_folder_rules() -> tuple[CrossRule, ...]:
 
 def _queue_rules() -> tuple[CrossRule, ...]:
     """What Kueue and flex-start refuse (facts/kueue.py has the sources)."""
-    queued = V("Values.queue.enabled")
+    queued = Field("Values.queue.enabled")
     return (
         CrossRule(
             "queue-needs-shutdown",
             "job.shutdownAfterJobFinishes",
-            op(
+            call(
                 "and",
                 queued,
-                op("eq", RUN_KIND, "RayJob"),
-                op("not", V("Values.job.shutdownAfterJobFinishes")),
+                call("eq", RUN_KIND, "RayJob"),
+                call("not", Field("Values.job.shutdownAfterJobFinishes")),
             ),
             (
                 "must be true with queue.enabled: Kueue's webhook refuses a queued RayJob that keeps "
@@ -442,29 +450,29 @@ def _queue_rules() -> tuple[CrossRule, ...]:
         CrossRule(
             "topology-needs-queue",
             "queue.topology.mode",
-            op("and", op("not", queued), op("ne", V("Values.queue.topology.mode"), "none")),
-            ("'", V("Values.queue.topology.mode"), "' needs queue.enabled: Kueue places the workers"),
+            call("and", call("not", queued), call("ne", Field("Values.queue.topology.mode"), "none")),
+            ("'", Field("Values.queue.topology.mode"), "' needs queue.enabled: Kueue places the workers"),
         ),
         CrossRule(
             "objects-need-queue",
             "queue.createObjects",
-            op("and", op("not", queued), V("Values.queue.createObjects")),
+            call("and", call("not", queued), Field("Values.queue.createObjects")),
             ("needs queue.enabled: Kueue's objects are rendered for a queued run",),
         ),
         CrossRule(
             "queue-quota-fits",
             "queue.gpuQuota",
-            op(
+            call(
                 "and",
                 queued,
-                V("Values.queue.createObjects"),
-                op("gt", op("times", WORKERS, GPUS_PER_NODE), V("Values.queue.gpuQuota")),
+                Field("Values.queue.createObjects"),
+                call("gt", call("times", WORKERS, GPUS_PER_NODE), Field("Values.queue.gpuQuota")),
             ),
             (
                 "",
-                V("Values.queue.gpuQuota"),
+                Field("Values.queue.gpuQuota"),
                 " GPUs, but the run needs ",
-                op("times", WORKERS, GPUS_PER_NODE),
+                call("times", WORKERS, GPUS_PER_NODE),
                 " at once (the groups' replicas x GPUs per node): Kueue would never admit it",
             ),
         ),
@@ -477,18 +485,18 @@ def _queue_rules() -> tuple[CrossRule, ...]:
         CrossRule(
             "topology-level-holds-workers",
             "queue.topology.level",
-            op(
+            call(
                 "and",
                 queued,
-                op("eq", V("Values.queue.topology.mode"), "required"),
-                op("eq", V("Values.queue.topology.level"), "kubernetes.io/hostname"),
-                op("gt", G("replicas"), 1),
+                call("eq", Field("Values.queue.topology.mode"), "required"),
+                call("eq", Field("Values.queue.topology.level"), "kubernetes.io/hostname"),
+                call("gt", GroupField("replicas"), 1),
             ),
             (
                 "'kubernetes.io/hostname' names one node, but queue.topology.mode 'required' puts all ",
-                G("replicas"),
+                GroupField("replicas"),
                 " workers of group '",
-                G("name"),
+                GroupField("name"),
                 "' under one value of it: Kueue would never admit the run (choose a GCE block or sub-block)",
             ),
             each_group=True,
@@ -503,18 +511,20 @@ def _queue_rules() -> tuple[CrossRule, ...]:
         CrossRule(
             "queue-without-device-claims",
             "queue.enabled",
-            op(
+            call(
                 "and",
                 queued,
-                op(
+                call(
                     "or",
-                    op("eq", V("Values.network.rdma"), "dranet"),
-                    op("eq", _by_gpu("imexWord", lambda p: "imex" if p.imex else "", GROUP_MACHINE), "imex"),
+                    call("eq", Field("Values.network.rdma"), "dranet"),
+                    call(
+                        "eq", _by_gpu("imexWord", lambda p: "imex" if p.imex else "", GROUP_MACHINE), "imex"
+                    ),
                 ),
             ),
             (
                 "Kueue v0.19 cannot admit group '",
-                G("name"),
+                GroupField("name"),
                 "': its pods claim devices through DRA (network.rdma 'dranet': every RDMA NIC, "
                 "allocationMode All; A4X: an IMEX channel), which Kueue refuses unless its own "
                 "Configuration maps their DeviceClasses; run it without queue.enabled, or use "
@@ -533,17 +543,17 @@ def _queue_rules() -> tuple[CrossRule, ...]:
         CrossRule(
             "topology-needs-reservation",
             "queue.topology.mode",
-            op(
+            call(
                 "and",
                 queued,
-                op("ne", V("Values.queue.topology.mode"), "none"),
-                op("ne", GROUP_CAPACITY, "reservation"),
+                call("ne", Field("Values.queue.topology.mode"), "none"),
+                call("ne", GROUP_CAPACITY, "reservation"),
             ),
             (
                 "'",
-                V("Values.queue.topology.mode"),
+                Field("Values.queue.topology.mode"),
                 "' places workers by GCE's topology labels, which only reservation nodes carry, but group '",
-                G("name"),
+                GroupField("name"),
                 "' uses capacity '",
                 GROUP_CAPACITY,
                 "': Kueue would find no domain; use a reservation or queue.topology.mode 'none'",
@@ -558,12 +568,12 @@ def _queue_rules() -> tuple[CrossRule, ...]:
         CrossRule(
             "queue-objects-flex-start-alone",
             "queue.createObjects",
-            op(
+            call(
                 "and",
                 queued,
-                V("Values.queue.createObjects"),
+                Field("Values.queue.createObjects"),
                 UsesCapacity("flex-start"),
-                op("not", OneCapacity()),
+                call("not", OneCapacity()),
             ),
             (
                 "renders one GPU flavor for every group, and GKE's queued provisioning for all of them "
@@ -577,15 +587,15 @@ def _queue_rules() -> tuple[CrossRule, ...]:
         CrossRule(
             "flex-start-run-length",
             "job.activeDeadlineSeconds",
-            op(
+            call(
                 "and",
                 UsesCapacity("flex-start"),
-                op("eq", RUN_KIND, "RayJob"),
-                op("gt", V("Values.job.activeDeadlineSeconds"), FLEX_START_MAX_SECONDS),
+                call("eq", RUN_KIND, "RayJob"),
+                call("gt", Field("Values.job.activeDeadlineSeconds"), FLEX_START_MAX_SECONDS),
             ),
             (
                 "",
-                V("Values.job.activeDeadlineSeconds"),
+                Field("Values.job.activeDeadlineSeconds"),
                 f" is longer than a flex-start VM runs ({FLEX_START_MAX_SECONDS} s, 7 days): the nodes "
                 "go before the run ends",
             ),
@@ -595,7 +605,7 @@ def _queue_rules() -> tuple[CrossRule, ...]:
 
 def _refused(value: Expr, offered: str, machine: Expr) -> Expr:
     pattern = _by_gpu(f"{offered}Pattern", lambda p: "^(" + "|".join(getattr(p, offered)) + ")$", machine)
-    return op("not", op("matches", value, pattern))
+    return call("not", call("matches", value, pattern))
 
 
 def _listed(offered: str, machine: Expr = GPU) -> Expr:
@@ -624,16 +634,16 @@ def _offered(key: str, value: Expr, offered: str) -> CrossRule:
 def _group_offered(rule_id: str, key: str, value: Expr, offered: str) -> CrossRule:
     """A group's machine GKE does not offer with the group's capacity or in cluster.mode, where
     the group names a capacity or machine of its own (else the gpu-*-offered rules speak)."""
-    own = op("or", op("ne", G("capacity"), ""), op("ne", G("machine"), ""))
+    own = call("or", call("ne", GroupField("capacity"), ""), call("ne", GroupField("machine"), ""))
     return CrossRule(
         rule_id,
         key,
-        op("and", own, _refused(value, offered, GROUP_MACHINE)),
+        call("and", own, _refused(value, offered, GROUP_MACHINE)),
         (
             "'",
             value,
             "': group '",
-            G("name"),
+            GroupField("name"),
             "' runs on ",
             GROUP_MACHINE,
             " (",
@@ -658,15 +668,15 @@ def world(p: GpuProfile) -> str:
 
 def _group_machine_rules() -> tuple[CrossRule, ...]:
     """A group's machine of its own (workerGroups.machine), where it cannot join the run."""
-    other = op("ne", GROUP_MACHINE, GPU)
+    other = call("ne", GROUP_MACHINE, GPU)
     return (
         CrossRule(
             "group-machine-joins-run",
             "workerGroups.machine",
-            op("ne", _by_gpu("world", world, GROUP_MACHINE), _by_gpu("world", world)),
+            call("ne", _by_gpu("world", world, GROUP_MACHINE), _by_gpu("world", world)),
             (
                 "group '",
-                G("name"),
+                GroupField("name"),
                 "' runs on ",
                 GROUP_MACHINE,
                 " (",
@@ -687,14 +697,14 @@ def _group_machine_rules() -> tuple[CrossRule, ...]:
         CrossRule(
             "group-machine-reserved",
             "workerGroups.machine",
-            op("and", other, op("eq", GROUP_CAPACITY, "reservation")),
+            call("and", other, call("eq", GROUP_CAPACITY, "reservation")),
             (
                 "group '",
-                G("name"),
+                GroupField("name"),
                 "' runs on ",
-                G("machine"),
+                GroupField("machine"),
                 ", but its capacity is reservation '",
-                V("Values.cluster.reservation"),
+                Field("Values.cluster.reservation"),
                 "', which holds gpu.type's machine (",
                 _by_gpu("machineType", lambda p: p.machine_type),
                 "); give the group capacity of its own (spot, flex-start, on-demand)",
@@ -707,14 +717,14 @@ def _group_machine_rules() -> tuple[CrossRule, ...]:
         CrossRule(
             "queue-objects-one-machine",
             "queue.createObjects",
-            op("and", V("Values.queue.enabled"), V("Values.queue.createObjects"), other),
+            call("and", Field("Values.queue.enabled"), Field("Values.queue.createObjects"), other),
             (
                 "renders one GPU flavor, for gpu.type '",
                 GPU,
                 "', but group '",
-                G("name"),
+                GroupField("name"),
                 "' runs on ",
-                G("machine"),
+                GroupField("machine"),
                 ": Kueue would never admit it; give the platform's ClusterQueue a flavor per group "
                 "(createObjects: false)",
             ),
@@ -725,7 +735,7 @@ def _group_machine_rules() -> tuple[CrossRule, ...]:
 
 def _machine_rules() -> tuple[CrossRule, ...]:
     """What a machine (data/gpus/) or GKE's DRANET does not offer."""
-    queued = V("Values.queue.enabled")
+    queued = Field("Values.queue.enabled")
     sub_block = _by_gpu("subBlockNodesOrZero", lambda p: p.sub_block_nodes or 0, GROUP_MACHINE)
     return (
         _offered("cluster.mode", MODE, "modes"),
@@ -738,7 +748,7 @@ def _machine_rules() -> tuple[CrossRule, ...]:
         CrossRule(
             "dranet-on-standard",
             "network.rdma",
-            op("and", op("eq", V("Values.network.rdma"), "dranet"), op("eq", MODE, "autopilot")),
+            call("and", call("eq", Field("Values.network.rdma"), "dranet"), call("eq", MODE, "autopilot")),
             ("'dranet' is rendered for Standard clusters (Autopilot needs a custom ComputeClass)",),
         ),
         # A sub-block holds a published number of nodes on some machines (A4X: 18, one NVLink
@@ -747,30 +757,30 @@ def _machine_rules() -> tuple[CrossRule, ...]:
         CrossRule(
             "sub-block-holds-workers",
             "workerGroups.replicas",
-            op(
+            call(
                 "and",
-                op("gt", sub_block, 0),
-                op("gt", G("replicas"), sub_block),
-                op(
+                call("gt", sub_block, 0),
+                call("gt", GroupField("replicas"), sub_block),
+                call(
                     "or",
-                    op(
+                    call(
                         "ne",
                         _by_gpu("acceleratorTopology", lambda p: p.accelerator_topology, GROUP_MACHINE),
                         "",
                     ),
-                    op(
+                    call(
                         "and",
                         queued,
-                        op("eq", V("Values.queue.topology.mode"), "required"),
-                        op("eq", V("Values.queue.topology.level"), SUB_BLOCK_LEVEL),
+                        call("eq", Field("Values.queue.topology.mode"), "required"),
+                        call("eq", Field("Values.queue.topology.level"), SUB_BLOCK_LEVEL),
                     ),
                 ),
             ),
             (
                 "group '",
-                G("name"),
+                GroupField("name"),
                 "' has ",
-                G("replicas"),
+                GroupField("replicas"),
                 " workers, but a sub-block of ",
                 _by_gpu("machineType", lambda p: p.machine_type, GROUP_MACHINE),
                 " holds ",
@@ -788,11 +798,11 @@ def needs_version(
     """A value (key, value) that only a newer component knows: (what, its version key, since)."""
     key, value = chosen
     what, version_key, since = needs
-    version = V(f"Values.{version_key}")
+    version = Field(f"Values.{version_key}")
     return CrossRule(
         id,
         key,
-        op("and", *also, op("eq", V(f"Values.{key}"), value), op("older", version, since)),
+        call("and", *also, call("eq", Field(f"Values.{key}"), value), call("older", version, since)),
         (f"'{value}' needs {what} {since} or newer; {version_key} is '", version, f"'{hint}"),
     )
 
@@ -801,7 +811,7 @@ RULES = (
     CrossRule(
         "zone-on-autopilot",
         "cluster.zone",
-        op("and", op("eq", MODE, "autopilot"), op("eq", V("Values.cluster.zone"), "")),
+        call("and", call("eq", MODE, "autopilot"), call("eq", Field("Values.cluster.zone"), "")),
         (
             "required on Autopilot: the RDMA network profile is zonal and the workers must be pinned "
             "to its zone (e.g. us-central1-b)",
@@ -810,16 +820,20 @@ RULES = (
     CrossRule(
         "reservation-named",
         "cluster.reservation",
-        op("and", UsesCapacity("reservation"), op("eq", V("Values.cluster.reservation"), "")),
+        call("and", UsesCapacity("reservation"), call("eq", Field("Values.cluster.reservation"), "")),
         ("required with capacity 'reservation' (the reservation's name)",),
     ),
     CrossRule(
         "reservation-only-reserved",
         "cluster.reservation",
-        op("and", op("not", UsesCapacity("reservation")), op("ne", V("Values.cluster.reservation"), "")),
+        call(
+            "and",
+            call("not", UsesCapacity("reservation")),
+            call("ne", Field("Values.cluster.reservation"), ""),
+        ),
         (
             "'",
-            V("Values.cluster.reservation"),
+            Field("Values.cluster.reservation"),
             "' is only used with capacity 'reservation' (cluster.capacity is '",
             CAPACITY,
             "' and no worker group names 'reservation')",
@@ -828,7 +842,7 @@ RULES = (
     CrossRule(
         "group-names-unique",
         "workerGroups.name",
-        op("ne", RepeatedGroups(), ""),
+        call("ne", RepeatedGroups(), ""),
         (
             "'",
             RepeatedGroups(),
@@ -839,20 +853,24 @@ RULES = (
     CrossRule(
         "group-replicas-in-bounds",
         "workerGroups.replicas",
-        op(
+        call(
             "or",
-            op("gt", G("minReplicas", 0), G("replicas")),
-            op("and", op("gt", G("maxReplicas", 0), 0), op("gt", G("replicas"), G("maxReplicas", 0))),
+            call("gt", GroupField("minReplicas", 0), GroupField("replicas")),
+            call(
+                "and",
+                call("gt", GroupField("maxReplicas", 0), 0),
+                call("gt", GroupField("replicas"), GroupField("maxReplicas", 0)),
+            ),
         ),
         (
             "group '",
-            G("name"),
+            GroupField("name"),
             "': replicas ",
-            G("replicas"),
+            GroupField("replicas"),
             " must lie within minReplicas ",
-            G("minReplicas", 0),
+            GroupField("minReplicas", 0),
             " and maxReplicas ",
-            G("maxReplicas", 0),
+            GroupField("maxReplicas", 0),
             " (0: replicas)",
         ),
         each_group=True,
@@ -860,10 +878,10 @@ RULES = (
     CrossRule(
         "ttl-needs-shutdown",
         "job.ttlSecondsAfterFinished",
-        op(
+        call(
             "and",
-            op("gt", V("Values.job.ttlSecondsAfterFinished"), 0),
-            op("not", V("Values.job.shutdownAfterJobFinishes")),
+            call("gt", Field("Values.job.ttlSecondsAfterFinished"), 0),
+            call("not", Field("Values.job.shutdownAfterJobFinishes")),
         ),
         ("> 0 needs job.shutdownAfterJobFinishes: true (or set it to 0)",),
     ),
@@ -884,21 +902,21 @@ RULES = (
         ("job.submissionMode", "SidecarMode"),
         ("KubeRay", "kuberay.version", SIDECAR_MODE_SINCE),
         " (use K8sJobMode or HTTPMode)",
-        op("eq", RUN_KIND, "RayJob"),
+        call("eq", RUN_KIND, "RayJob"),
     ),
     CrossRule(
         "rayjob-name-length",
         "run.name",
-        op(
+        call(
             "and",
-            op("eq", RUN_KIND, "RayJob"),
-            op("gt", RAYJOB_NAME_LENGTH, RAYJOB_NAME_MAX),
+            call("eq", RUN_KIND, "RayJob"),
+            call("gt", RAYJOB_NAME_LENGTH, RAYJOB_NAME_MAX),
         ),
         (
             "RayJob name '",
             RELEASE,
             "-",
-            V("Values.run.name"),
+            Field("Values.run.name"),
             "-<8 hex digits>' is ",
             RAYJOB_NAME_LENGTH,
             f" characters; KubeRay allows {RAYJOB_NAME_MAX}",
@@ -907,13 +925,13 @@ RULES = (
     CrossRule(
         "tp-divides-node",
         "training.tensorParallelSize",
-        op("ne", op("mod", GPUS_PER_NODE, V("Values.training.tensorParallelSize")), 0),
-        (V("Values.training.tensorParallelSize"), " must divide the ", GPUS_PER_NODE, " GPUs of a node"),
+        call("ne", call("mod", GPUS_PER_NODE, Field("Values.training.tensorParallelSize")), 0),
+        (Field("Values.training.tensorParallelSize"), " must divide the ", GPUS_PER_NODE, " GPUs of a node"),
     ),
     CrossRule(
         "bucket-named",
         "storage.bucket",
-        op("eq", V("Values.storage.bucket"), ""),
+        call("eq", Field("Values.storage.bucket"), ""),
         (
             "not set: bucket names are global, so there is no default; choose yours "
             "(-f my.yaml with storage: {bucket: NAME}, or --set storage.bucket=NAME)",
@@ -926,9 +944,9 @@ RULES = (
     CrossRule(
         "image-carries-arch",
         "image.platforms",
-        op(
+        call(
             "not",
-            op("matches", V("Values.image.platforms"), op("concat", "(?m)^linux/", GROUP_ARCH, "$")),
+            call("matches", Field("Values.image.platforms"), call("concat", "(?m)^linux/", GROUP_ARCH, "$")),
         ),
         (
             "lacks linux/",
@@ -936,7 +954,7 @@ RULES = (
             ", the platform of the ",
             GROUP_MACHINE,
             " nodes group '",
-            G("name"),
+            GroupField("name"),
             "' runs on (verl publishes x86 images only): build verl's image for it "
             "(docker/Dockerfile.stable.vllm on such a machine), push it as a multi-arch image and set "
             "image.repository, image.tag and image.platforms",
@@ -946,17 +964,17 @@ RULES = (
     CrossRule(
         "image-has-rollout",
         "training.rolloutName",
-        op(
+        call(
             "and",
-            op("eq", V("Values.image.repository"), VERL_IMAGES),
-            op("matches", V("Values.image.tag"), f"^{ROLLOUT_IMAGE_PREFIX}"),
-            op("eq", V("Values.training.rolloutName"), "sglang"),
+            call("eq", Field("Values.image.repository"), VERL_IMAGES),
+            call("matches", Field("Values.image.tag"), f"^{ROLLOUT_IMAGE_PREFIX}"),
+            call("eq", Field("Values.training.rolloutName"), "sglang"),
         ),
         (
             "'sglang' but ",
-            V("Values.image.repository"),
+            Field("Values.image.repository"),
             ":",
-            V("Values.image.tag"),
+            Field("Values.image.tag"),
             " is verl's vLLM image, built on vLLM's release image with no SGLang (verl docker/README.md); "
             "use verl's sglang image (an sgl* tag) or rolloutName vllm",
         ),
@@ -964,10 +982,10 @@ RULES = (
     CrossRule(
         "image-tag-pinned",
         "image.tag",
-        op("matches", V("Values.image.tag"), FLOATING_TAG),
+        call("matches", Field("Values.image.tag"), FLOATING_TAG),
         (
             "'",
-            V("Values.image.tag"),
+            Field("Values.image.tag"),
             "' is a floating tag: nodes pulling at different times can run different images; "
             "use a fixed tag (such as vllm011.dev7)",
         ),
@@ -975,10 +993,10 @@ RULES = (
     CrossRule(
         "release-name",
         "release name",
-        op(
+        call(
             "or",
-            op("not", op("matches", RELEASE, DNS1035)),
-            op("gt", op("length", RELEASE), RELEASE_NAME_MAX),
+            call("not", call("matches", RELEASE, DNS1035)),
+            call("gt", call("length", RELEASE), RELEASE_NAME_MAX),
         ),
         ("'", RELEASE, f"' must be DNS-1035 (a-z, 0-9, '-'), at most {RELEASE_NAME_MAX} characters"),
     ),
@@ -993,28 +1011,28 @@ RULES = (
     CrossRule(
         "sidecar-holds-file-cache",
         "storage.sidecar.ephemeralStorageLimit",
-        op(
+        call(
             "and",
-            op("gtf", SIDECAR_EPHEMERAL_SET, 0),
-            op("not", op("gtf", SIDECAR_EPHEMERAL_SET, FILE_CACHE)),
+            call("gtf", SIDECAR_EPHEMERAL_SET, 0),
+            call("not", call("gtf", SIDECAR_EPHEMERAL_SET, FILE_CACHE)),
         ),
         (
             "'",
-            V("Values.storage.sidecar.ephemeralStorageLimit"),
+            Field("Values.storage.sidecar.ephemeralStorageLimit"),
             "' must be larger than storage.fileCacheCapacity '",
-            V("Values.storage.fileCacheCapacity"),
+            Field("Values.storage.fileCacheCapacity"),
             "': the file cache lives in the sidecar's volume (gcs-fuse-csi-driver docs/troubleshooting.md)",
         ),
     ),
     CrossRule(
         "worker-cpus-for-verl",
         "worker.cpu",
-        op("gtf", op("mulf", MOST_RAY_CPUS_PER_GPU, GPUS_PER_NODE), op("quantity", CPU.request)),
+        call("gtf", call("mulf", MOST_RAY_CPUS_PER_GPU, GPUS_PER_NODE), call("quantity", CPU.request)),
         (
             "'",
             CPU.request,
             "' is below ",
-            op("times", MOST_RAY_CPUS_PER_GPU, GPUS_PER_NODE),
+            call("times", MOST_RAY_CPUS_PER_GPU, GPUS_PER_NODE),
             f": verl (0.7 and newer) places {MOST_RAY_CPUS_PER_GPU} CPUs per GPU bundle and waits "
             "forever without them",
         ),

@@ -35,7 +35,7 @@ class Expr:
 
 
 @dataclass(frozen=True)
-class V(Expr):
+class Field(Expr):
     """`.Values.a.b` (or `.Release.Name`)."""
 
     path: str
@@ -51,7 +51,7 @@ class V(Expr):
 
 
 @dataclass(frozen=True)
-class C(Expr):
+class Literal(Expr):
     value: Any
 
     def py(self, scope: Scope) -> Any:
@@ -223,7 +223,7 @@ class RepeatedGroups(Expr):
 
 
 @dataclass(frozen=True)
-class G(Expr):
+class GroupField(Expr):
     """A field of the worker group a per-group rule is looking at (`$group` in the template);
     `default` stands in for a field the values left out."""
 
@@ -256,7 +256,8 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], Callable[..., str]]] = {
     "ge": (lambda a, b: int(a) >= int(b), lambda a, b: f"(ge (int {a}) (int {b}))"),
     "times": (lambda a, b: int(a) * int(b), lambda a, b: f"(mul {a} {b})"),
     "over": (lambda a, b: int(a) // int(b), lambda a, b: f"(div {a} {b})"),  # both >= 0 here
-    "or": (lambda a, b: a or b, lambda a, b: f"({a} | default {b})"),  # Sprig's empty: "", 0, false
+    "or": (lambda *xs: any(xs), lambda *xs: f"(or {' '.join(xs)})"),
+    "default": (lambda a, b: a or b, lambda a, b: f"({a} | default {b})"),  # Sprig's empty: "", 0, false
     "concat": (lambda *xs: "".join(map(str, xs)), lambda *xs: f"(print {' '.join(xs)})"),
     "quantity": (quantity, lambda a: f'(include "verl-grpo.quantity" {a} | float64)'),
     "addf": (_sprig_float(_EXACT.add, 0.0), lambda *xs: f"(addf {' '.join(xs)})"),
@@ -282,10 +283,10 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], Callable[..., str]]] = {
 
 
 def _e(x: Expr | Any) -> Expr:
-    return x if isinstance(x, Expr) else C(x)
+    return x if isinstance(x, Expr) else Literal(x)
 
 
-def op(name: str, *args: Expr | Any) -> Op:
+def call(name: str, *args: Expr | Any) -> Op:
     return Op(name, tuple(_e(a) for a in args))
 
 

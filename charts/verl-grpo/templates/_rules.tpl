@@ -67,8 +67,8 @@
 {{- define "verl-grpo.rule.group-replicas-in-bounds" }}
 {{- range $group := .Values.workerGroups }}
 {{- if
-    ((gt (int ($group.minReplicas | default 0)) (int ($group.replicas | default "")))
-      | default
+    (or
+      (gt (int ($group.minReplicas | default 0)) (int ($group.replicas | default "")))
       (and (gt (int ($group.maxReplicas | default 0)) (int 0)) (gt (int ($group.replicas | default "")) (int ($group.maxReplicas | default 0))))) }}
 {{ (print
     "workerGroups.replicas: "
@@ -202,7 +202,7 @@
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.release-name" }}
-{{- if ((not (regexMatch "^[a-z]([-a-z0-9]*[a-z0-9])?$" (join "\n" .Release.Name))) | default (gt (int (len (print .Release.Name))) (int 30))) }}
+{{- if (or (not (regexMatch "^[a-z]([-a-z0-9]*[a-z0-9])?$" (join "\n" .Release.Name))) (gt (int (len (print .Release.Name))) (int 30))) }}
 {{ (print "release name: " "'" .Release.Name "' must be DNS-1035 (a-z, 0-9, '-'), at most 30 characters" " [release-name]") }}
 {{- end }}
 {{- end }}
@@ -1096,8 +1096,8 @@
 {{- if
     (and
       $.Values.queue.enabled
-      ((eq $.Values.network.rdma "dranet")
-        | default
+      (or
+        (eq $.Values.network.rdma "dranet")
         (eq (index (include "verl-grpo.machine" (($group.machine | default "") | default $.Values.gpu.type) | fromJson) "imexWord") "imex"))) }}
 {{ (print
     "queue.enabled: "
@@ -1201,7 +1201,7 @@
 {{- range $group := .Values.workerGroups }}
 {{- if
     (and
-      ((ne ($group.capacity | default "") "") | default (ne ($group.machine | default "") ""))
+      (or (ne ($group.capacity | default "") "") (ne ($group.machine | default "") ""))
       (not
         (regexMatch
           (index (include "verl-grpo.machine" (($group.machine | default "") | default $.Values.gpu.type) | fromJson) "capacitiesPattern")
@@ -1226,7 +1226,7 @@
 {{- range $group := .Values.workerGroups }}
 {{- if
     (and
-      ((ne ($group.capacity | default "") "") | default (ne ($group.machine | default "") ""))
+      (or (ne ($group.capacity | default "") "") (ne ($group.machine | default "") ""))
       (not
         (regexMatch
           (index (include "verl-grpo.machine" (($group.machine | default "") | default $.Values.gpu.type) | fromJson) "modesPattern")
@@ -1323,8 +1323,8 @@
       (gt
         (int ($group.replicas | default ""))
         (int (int (index (include "verl-grpo.machine" (($group.machine | default "") | default $.Values.gpu.type) | fromJson) "subBlockNodesOrZero"))))
-      ((ne (index (include "verl-grpo.machine" (($group.machine | default "") | default $.Values.gpu.type) | fromJson) "acceleratorTopology") "")
-        | default
+      (or
+        (ne (index (include "verl-grpo.machine" (($group.machine | default "") | default $.Values.gpu.type) | fromJson) "acceleratorTopology") "")
         (and $.Values.queue.enabled (eq $.Values.queue.topology.mode "required") (eq $.Values.queue.topology.level "cloud.google.com/gce-topology-subblock")))) }}
 {{ (print
     "workerGroups.replicas: "
