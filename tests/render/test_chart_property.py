@@ -13,7 +13,7 @@ from hypothesis_jsonschema import from_schema
 from verl_grpo.facts.machines import gpu_profiles
 from verl_grpo.pipeline import Request, synthesize
 from verl_grpo.problems import Problems
-from verl_grpo.rules.cross_rules import world
+from verl_grpo.rules.cross_rules import run_traits
 from verl_grpo.values.derive import Release
 from verl_grpo.values.helm_yaml import dump_values_yaml
 from verl_grpo.values.loader import default_values
@@ -152,7 +152,7 @@ def repair(values: dict) -> dict:
     for g in groups:  # group-machine-joins-run, group-machine-reserved, queue-objects-one-machine
         other = gpu_profiles()[g.get("machine") or gpu.name]
         if other != gpu and (
-            world(other) != world(gpu)
+            run_traits(other) != run_traits(gpu)
             or (g.get("capacity") or c["capacity"]) == "reservation"
             or values["queue"]["createObjects"]
         ):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-_SUFFIX = {
+# The suffixes Kubernetes quantities take (rules/expressions.py reads the same table).
+SUFFIXES = {
     "": 1,
     "m": Decimal("0.001"),
     "k": 10**3,
@@ -24,4 +25,4 @@ def parse_quantity(q: str) -> Decimal:
     m = _QUANTITY.match(q)
     if not m:
         raise ValueError(f"not a quantity: {q!r}")
-    return Decimal(m.group(1)) * _SUFFIX[m.group(2) or ""]
+    return Decimal(m.group(1)) * SUFFIXES[m.group(2) or ""]

@@ -655,7 +655,7 @@ def _group_offered(rule_id: str, key: str, value: Expr, offered: str) -> CrossRu
     )
 
 
-def world(p: GpuProfile) -> str:
+def run_traits(p: GpuProfile) -> str:
     """What every node of one run must share: verl's one trainer.n_gpus_per_node (its resource pool
     is `[n_gpus_per_node] * nnodes`: verl/trainer/main_ppo.py TaskRunner.init_resource_pool_mgr)
     and the pre-flight's --gpus-per-node (constructs/runtime_env.py); the run's NCCL settings and
@@ -673,18 +673,18 @@ def _group_machine_rules() -> tuple[CrossRule, ...]:
         CrossRule(
             "group-machine-joins-run",
             "workerGroups.machine",
-            call("ne", _by_gpu("world", world, GROUP_MACHINE), _by_gpu("world", world)),
+            call("ne", _by_gpu("runTraits", run_traits, GROUP_MACHINE), _by_gpu("runTraits", run_traits)),
             (
                 "group '",
                 GroupField("name"),
                 "' runs on ",
                 GROUP_MACHINE,
                 " (",
-                _by_gpu("world", world, GROUP_MACHINE),
+                _by_gpu("runTraits", run_traits, GROUP_MACHINE),
                 "), but every worker joins one verl and NCCL world made for gpu.type '",
                 GPU,
                 "' (",
-                _by_gpu("world", world),
+                _by_gpu("runTraits", run_traits),
                 "); use a machine that matches it, or gpu.type",
             ),
             each_group=True,

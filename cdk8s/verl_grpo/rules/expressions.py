@@ -19,6 +19,7 @@ from decimal import Context, Decimal
 from functools import reduce
 from typing import Any
 
+from ..facts.quantity import SUFFIXES
 from ..facts.versions import version_at_least
 from ..values.decisions import CAPACITIES, ONE_CAPACITY
 from ..values.decisions import WORKER_COUNT_TEMPLATE as WORKER_COUNT
@@ -96,17 +97,9 @@ def _sprig_float(step: Callable[[Decimal, Decimal], Decimal], start: float | Non
 
 
 # Kubernetes quantity suffixes (k8s.io/apimachinery pkg/api/resource/suffix.go) the schema admits.
+# facts/quantity.py's suffixes, as the Go template's dict holds them (exact decimals as floats).
 SCALE = {
-    "": 1,
-    "m": 0.001,
-    "k": 1000,
-    "M": 1000**2,
-    "G": 1000**3,
-    "T": 1000**4,
-    "Ki": 1024,
-    "Mi": 1024**2,
-    "Gi": 1024**3,
-    "Ti": 1024**4,
+    suffix: float(factor) if isinstance(factor, Decimal) else factor for suffix, factor in SUFFIXES.items()
 }
 NUMBER = "^[0-9]+(\\.[0-9]+)?"
 _mulf = _sprig_float(_EXACT.multiply)

@@ -37,7 +37,7 @@ a4x:
   modesListed: standard
   capacitiesPattern: ^(reservation)$
   capacitiesListed: reservation
-  world: 4 GPUs per node, arm64, 4 RDMA NICs, multi-node NVLink
+  runTraits: 4 GPUs per node, arm64, 4 RDMA NICs, multi-node NVLink
   defaults:
     standard:
       workerCpu: '135'
@@ -91,7 +91,7 @@ b200:
   modesListed: standard, autopilot
   capacitiesPattern: ^(spot|reservation|flex-start|on-demand)$
   capacitiesListed: spot, reservation, flex-start, on-demand
-  world: 8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink
+  runTraits: 8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink
   defaults:
     standard:
       workerCpu: '218'
@@ -145,7 +145,7 @@ h200:
   modesListed: standard, autopilot
   capacitiesPattern: ^(spot|reservation|flex-start|on-demand)$
   capacitiesListed: spot, reservation, flex-start, on-demand
-  world: 8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink
+  runTraits: 8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink
   defaults:
     standard:
       workerCpu: '218'

@@ -1251,8 +1251,8 @@
 {{- range $group := .Values.workerGroups }}
 {{- if
     (ne
-      (index (include "verl-grpo.machine" (($group.machine | default "") | default $.Values.gpu.type) | fromJson) "world")
-      (index (include "verl-grpo.machine" $.Values.gpu.type | fromJson) "world")) }}
+      (index (include "verl-grpo.machine" (($group.machine | default "") | default $.Values.gpu.type) | fromJson) "runTraits")
+      (index (include "verl-grpo.machine" $.Values.gpu.type | fromJson) "runTraits")) }}
 {{ (print
     "workerGroups.machine: "
     "group '"
@@ -1260,11 +1260,11 @@
     "' runs on "
     (($group.machine | default "") | default $.Values.gpu.type)
     " ("
-    (index (include "verl-grpo.machine" (($group.machine | default "") | default $.Values.gpu.type) | fromJson) "world")
+    (index (include "verl-grpo.machine" (($group.machine | default "") | default $.Values.gpu.type) | fromJson) "runTraits")
     "), but every worker joins one verl and NCCL world made for gpu.type '"
     $.Values.gpu.type
     "' ("
-    (index (include "verl-grpo.machine" $.Values.gpu.type | fromJson) "world")
+    (index (include "verl-grpo.machine" $.Values.gpu.type | fromJson) "runTraits")
     "); use a machine that matches it, or gpu.type"
     " [group-machine-joins-run]") }}
 {{- end }}
