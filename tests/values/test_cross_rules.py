@@ -53,7 +53,7 @@ EXPRESSIONS = [
     call("gtf", call("quantity", Field("Values.q")), call("quantity", "2")),
     call("eqf", call("quantity", Field("Values.q")), 0),
     call("default", Field("Values.s"), "fallback"),
-    call("or", call("eq", Field("Values.num"), 7), call("ge", Field("Values.num"), 12)),
+    call("or", call("eq", Field("Values.s"), "x"), call("ge", Field("Values.num"), 12)),
     call("concat", Field("Values.s"), "/", Field("Values.num")),
     call("times", Field("Values.num"), 3),
     call("over", call("times", Field("Values.num"), 7), 4),

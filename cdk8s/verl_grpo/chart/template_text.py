@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from ..values.decisions import CHOICE, EACH, GATE, ITEM, MARKER, ChartTable
+from ..values.decisions import CHOICE, EACH, GATE, ITEM, MARKER, NAMED, ChartTable
 from ..yaml_io import ManifestDumper
 
 
@@ -45,6 +45,14 @@ class Variants:
 
 
 @dataclass(frozen=True)
+class Named:
+    """A subtree kept in the named template `define` (Decisions.named), included where it was."""
+
+    define: str
+    body: Any
+
+
+@dataclass(frozen=True)
 class Ranged:
     """A list of one item per worker group, each rendered by the named template `define`."""
 
@@ -67,6 +75,9 @@ def to_tree(node: Any, table: ChartTable) -> Any:
         return [_item(v, table) for v in node]
     if isinstance(node, str) and (choice := CHOICE.fullmatch(node)):
         return _variants(int(choice[1]), table)
+    if isinstance(node, str) and (named := NAMED.fullmatch(node)):
+        kept = table.named[int(named[1])]
+        return Named(kept.define, to_tree(kept.body, table))
     if isinstance(node, str) and (each := EACH.fullmatch(node)):
         ranged = table.eaches[int(each[1])]
         return Ranged(ranged.define, to_tree(ranged.body, table))
@@ -162,15 +173,19 @@ class _Emitter:
     defines: dict[str, Any] | None
 
     def _mapping(self, node: dict[Any, Any], depth: int) -> list[str]:
-        pad, lines = " " * depth, []
+        pad, lines = " " * depth, list[str]()
+        previous: str | None = None  # the condition of an `if` the last entry closed
         for key, value in node.items():
             if isinstance(key, GatedKey):
-                lines += [
-                    f"{pad}{{{{- if {key.condition} }}}}",
-                    *self._entry(key.key, value, depth),
-                    f"{pad}{{{{- end }}}}",
-                ]
-            elif isinstance(value, Variants):
+                if key.condition == previous:  # the same condition as the key before: one block
+                    lines.pop()
+                else:
+                    lines.append(f"{pad}{{{{- if {key.condition} }}}}")
+                lines += [*self._entry(key.key, value, depth), f"{pad}{{{{- end }}}}"]
+                previous = key.condition
+                continue
+            previous = None
+            if isinstance(value, Variants):
                 for i, (cond, choice) in enumerate(value.choices):
                     opener = "else" if cond is None else f"{'else if' if i else 'if'} {cond}"
                     lines += [f"{pad}{{{{- {opener} }}}}", *self._entry(key, choice, depth)]
@@ -185,6 +200,11 @@ class _Emitter:
             return [head, *self._mapping(value, depth + 2)]
         if isinstance(value, list) and value:
             return [head, *self._sequence(value, depth)]
+        if isinstance(value, Named):
+            assert self.defines is not None, "a named template outside an object"
+            self.defines[value.define] = value.body
+            include = f'include "{value.define}" . | trimPrefix "\\n" | nindent {depth + 2}'
+            return [head, f"{' ' * (depth + 2)}{{{{- {include} }}}}"]
         if isinstance(value, Ranged):
             assert self.defines is not None, "a range outside an object"
             self.defines[value.define] = value.body

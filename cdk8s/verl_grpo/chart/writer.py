@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from ..constructs.base import SPEC_DEFINE
+from ..constructs.verl_ray_cluster import GPU_NODE_SELECTOR
 from ..rules.cross_rules import rules_template
 from ..rules.expressions import from_root
 from ..values.decisions import ChartDecisions, ChartTable, chart_values
@@ -25,7 +26,12 @@ SHARED = "Held by more than one object (constructs/: add_object(shared=...))."
 # A subtree kept in a named template: `key: <placeholder><define>` in its holder's text.
 INCLUDE = "__INCLUDE__"
 # The machine whose facts a named template reads: a worker group's own, else the values'.
-MACHINE = {WORKER_GROUP_TEMPLATE: ".group.machine"}
+MACHINE = {WORKER_GROUP_TEMPLATE: ".group.machine", GPU_NODE_SELECTOR: ".group.machine"}
+# What a named template is, for those the constructs name (Decisions.each_group, Decisions.named).
+WHY = {
+    WORKER_GROUP_TEMPLATE: "One worker group: `.group` its fields (verl-grpo.workerGroups), else the root's.",
+    GPU_NODE_SELECTOR: "A worker group's node selector: its machine's labels, its capacity's, its pool's.",
+}
 
 
 def chart_table_and_objects() -> tuple[ChartTable, list[Any]]:
@@ -106,9 +112,8 @@ def define_text(define: str, tree: Any, defines: dict[str, Any], scalars: frozen
     body = include_defines(render_tree(tree, defines), scalars).rstrip()
     if "$facts." in body:
         body = facts + body
-    if define == WORKER_GROUP_TEMPLATE:
-        why = "One worker group: `.group` its fields (verl-grpo.workerGroups), the rest the root's."
-        return f'{{{{- /* {why} */}}}}\n{{{{- define "{define}" }}}}\n{body}\n{{{{- end }}}}\n'
+    if define in WHY:
+        return f'{{{{- /* {WHY[define]} */}}}}\n{{{{- define "{define}" }}}}\n{body}\n{{{{- end }}}}\n'
     if define == LABELS:
         return body
     template = define.removesuffix(SPEC_DEFINE)

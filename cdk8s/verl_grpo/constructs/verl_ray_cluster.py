@@ -64,6 +64,8 @@ def ray_cluster_name(spec: DeploySpec) -> str:
 # The chart keeps the cluster spec, which a RayCluster and a RayJob's rayClusterSpec both hold,
 # in one named template.
 CLUSTER_SPEC_TEMPLATE = "verl-grpo.rayClusterSpec"
+# A worker group's node selector, in the chart a named template of its own (given the group's view).
+GPU_NODE_SELECTOR = "verl-grpo.gpuNodeSelector"
 
 
 class VerlRayCluster(ManifestConstruct):
@@ -166,7 +168,9 @@ class VerlRayCluster(ManifestConstruct):
     ) -> dict[str, Any]:
         v, gpu, d, decide = spec.values, spec.gpu, spec.derived, spec.decide
         pinned = decide.all_of(decide.is_(v.cluster.mode, "standard"), decide.flag(group.pinned))
-        selector = {**gpu_node_selector(spec), **decide.when(pinned, {NODE_POOL_LABEL: group.pool})}
+        # Named, as a Helm author keeps a selector: the machine's labels, the capacity's, the pool's.
+        pool = decide.when(pinned, {NODE_POOL_LABEL: group.pool})
+        selector = decide.named(GPU_NODE_SELECTOR, {**gpu_node_selector(spec), **pool})
         gpus = {"nvidia.com/gpu": text(gpu.gpus_per_node)}
         return {
             "groupName": group.name,

@@ -31,6 +31,8 @@ MARKER = re.compile(r"@@(\d+)@@")
 GATE = re.compile(r"^@@if(\d+)@@")
 # A value chosen by a condition (ChartTable.choices), and a list built by a range (ChartTable.eaches).
 CHOICE = re.compile(r"@@choice(\d+)@@")
+# A subtree the chart keeps in a named template (ChartTable.named).
+NAMED = re.compile(r"@@named(\d+)@@")
 EACH = re.compile(r"@@each(\d+)@@")
 # A list item that exists only when a condition holds: {"@@ifN@@__item__": item} (Decisions.listed).
 ITEM = "__item__"
@@ -102,6 +104,7 @@ class ChartTable:
     gates: list[str] = field(default_factory=list)  # Go template conditions of gated keys
     choices: list[Choice] = field(default_factory=list)
     eaches: list[Each] = field(default_factory=list)
+    named: list[Each] = field(default_factory=list)  # (define, body): Decisions.named
     files: dict[str, str] = field(default_factory=dict)  # files/<name> the chart ships
     helpers: dict[str, Helper] = field(default_factory=dict)  # the named templates markers call
 
@@ -118,6 +121,10 @@ class ChartTable:
     def choice(self, condition: str, then: Any, otherwise: Any) -> str:
         self.choices.append(Choice(condition, then, otherwise))
         return f"@@choice{len(self.choices) - 1}@@"
+
+    def name(self, define: str, body: Any) -> str:
+        self.named.append(Each(define, body))
+        return f"@@named{len(self.named) - 1}@@"
 
     def each(self, define: str, body: Any) -> str:
         self.eaches.append(Each(define, body))
@@ -268,6 +275,10 @@ class Decisions:
     def appended_when(self, leaf: object, items: list[tuple[Condition, dict[str, Any]]]) -> object:
         """A list leaf with each item after its own whose condition holds."""
         return [*leaf, *(item for condition, item in items if condition)]  # type: ignore[misc]
+
+    def named(self, define: str, subtree: T) -> T:
+        """`subtree`; the chart keeps it in the named template `define` and includes it there."""
+        return subtree
 
     def listed(self, items: list[tuple[Condition, Any]]) -> list[Any]:
         """The items whose condition holds, in order."""
@@ -427,6 +438,9 @@ class ChartDecisions(Decisions):
         return (
             self.table.add(f"(concat {' '.join(parts)} | default list)", "json") if len(parts) > 1 else leaf
         )
+
+    def named(self, define: str, subtree: T) -> T:
+        return self.table.name(define, subtree)  # type: ignore[return-value]
 
     def listed(self, items: list[tuple[Condition, Any]]) -> list[Any]:
         out = []

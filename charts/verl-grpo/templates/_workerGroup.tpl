@@ -1,4 +1,4 @@
-{{- /* One worker group: `.group` its fields (verl-grpo.workerGroups), the rest the root's. */}}
+{{- /* One worker group: `.group` its fields (verl-grpo.workerGroups), else the root's. */}}
 {{- define "verl-grpo.workerGroup" }}
 {{- $facts := include "verl-grpo.facts" (list .group.machine .Values.cluster.mode) | fromJson }}
 groupName: {{ .group.name | toJson }}
@@ -22,8 +22,6 @@ template:
           | toJson }}
       {{- if eq .Values.network.rdma "multi-network" }}
       networking.gke.io/default-interface: eth0
-      {{- end }}
-      {{- if eq .Values.network.rdma "multi-network" }}
       networking.gke.io/interfaces: {{ (include "verl-grpo.podInterfaces" (list .Values.network.prefix $facts.rdmaNics)) | toJson }}
       {{- end }}
       checkov.io/skip1: CKV_K8S_21=the namespace is chosen at install time (helm -n, verl-grpo synth -n)
@@ -48,34 +46,7 @@ template:
       seccompProfile:
         type: RuntimeDefault
     nodeSelector:
-      cloud.google.com/gke-accelerator: {{ $facts.accelerator | toJson }}
-      {{- if eq .Values.cluster.mode "autopilot" }}
-      cloud.google.com/gke-accelerator-count: {{ ($facts.gpusPerNode | toJson) | toJson }}
-      {{- end }}
-      {{- if not (eq $facts.arch "amd64") }}
-      kubernetes.io/arch: {{ $facts.arch | toJson }}
-      {{- end }}
-      {{- if eq .Values.network.rdma "dranet" }}
-      cloud.google.com/gke-networking-dra-driver: 'true'
-      {{- end }}
-      {{- if eq .group.capacity "spot" }}
-      cloud.google.com/gke-spot: 'true'
-      {{- end }}
-      {{- if eq .group.capacity "flex-start" }}
-      cloud.google.com/gke-flex-start: 'true'
-      {{- end }}
-      {{- if and (eq .Values.cluster.mode "autopilot") (eq .group.capacity "reservation") }}
-      cloud.google.com/reservation-name: {{ .Values.cluster.reservation | toJson }}
-      {{- end }}
-      {{- if and (eq .Values.cluster.mode "autopilot") (eq .group.capacity "reservation") }}
-      cloud.google.com/reservation-affinity: specific
-      {{- end }}
-      {{- if eq .Values.cluster.mode "autopilot" }}
-      topology.kubernetes.io/zone: {{ .Values.cluster.zone | toJson }}
-      {{- end }}
-      {{- if and (eq .Values.cluster.mode "standard") (.group.pinned) }}
-      cloud.google.com/gke-nodepool: {{ .group.pool | toJson }}
-      {{- end }}
+      {{- include "verl-grpo.gpuNodeSelector" . | trimPrefix "\n" | nindent 6 }}
     tolerations: {{ (concat
           .Values.worker.tolerations
           (ternary
