@@ -16,7 +16,6 @@ rev=${1:?usage: $0 [--semantic] REV}
 root=$(git rev-parse --show-toplevel)
 helm=$root/.venv/bin/helm
 old=$(mktemp -d)
-trap 'git -C "$root" worktree remove --force "$old"' EXIT
 git -C "$root" worktree add -q --detach "$old" "$rev"
 perturbations=(
   "" "--set cluster.capacity=spot" "--set cluster.capacity=flex-start"
@@ -28,14 +27,18 @@ perturbations=(
   "--set job.ttlSecondsAfterFinished=60"
 )
 cd "$root"
+# The bucket dist/ renders with (storage.bucket has no default), and on A4X a multi-arch image.
+values=$(mktemp)
+trap 'rm -f "$values"; git -C "$root" worktree remove --force "$old"' EXIT
+printf 'storage: {bucket: replace-me-with-your-bucket}\n' >"$values"
 count=0 differ=0 sources=0
 for overlay in overlays/*/values.yaml overlays/*/*/values.yaml; do
   for p in "${perturbations[@]}"; do
     count=$((count + 1))
     # shellcheck disable=SC2086  # each perturbation is several words
-    before=$("$helm" template verl "$old/charts/verl-grpo" -n ns1 -f "$overlay" $p 2>&1 || true)
+    before=$("$helm" template verl "$old/charts/verl-grpo" -n ns1 -f "$values" -f "$overlay" $p 2>&1 || true)
     # shellcheck disable=SC2086
-    after=$("$helm" template verl charts/verl-grpo -n ns1 -f "$overlay" $p 2>&1 || true)
+    after=$("$helm" template verl charts/verl-grpo -n ns1 -f "$values" -f "$overlay" $p 2>&1 || true)
     if [[ "$before" == "$after" ]]; then
       continue
     elif [[ $semantic -eq 1 ]]; then
