@@ -1075,7 +1075,9 @@ def rule_templates() -> list[str]:
 def rules_template() -> str:
     """templates/_rules.tpl: each rule a named template that prints its message when the values
     break it (each group's, for a per-group rule), and `verl-grpo.validateValues`, which every
-    object's template includes: it fails once with every message, as Bitnami's charts do."""
+    object's template includes: it fails once with every message, as Bitnami's charts do (each
+    chart's `<chart>.validateValues` in templates/_helpers.tpl gathers `$messages` and fails with
+    their join, e.g. bitnami/charts bitnami/postgresql; bitnami/common/templates/_validations.tpl)."""
     lines = [
         "{{- /* The kit's cross-field rules (rules/cross_rules.py), as `verl-grpo check` runs them. */}}",
         # One action a line (`{{-` trims the line break before it).
