@@ -11,10 +11,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "cdk8s" / "verl_grpo"
 UNIT = Path(__file__).resolve().parent
 
 NOT_YET = (
-    "chart/facts.py",
     "chart/files.py",
     "chart/helpers.py",
-    "chart/writer.py",
     "cli.py",
     "commands/check.py",
     "commands/env.py",
