@@ -53,6 +53,8 @@ def facts_template() -> str:
     )
 
 
-def bind_facts(machine: str) -> str:
-    """The line that binds `$facts` at the top of a template (or named template) that reads it."""
-    return f'{{{{- $facts := include "{FACTS}" (list {machine} .Values.cluster.mode) | fromJson }}}}\n'
+def bind_facts(machine: str, trim_after: bool = False) -> str:
+    """The line that binds `$facts` at the top of a template (or named template) that reads it;
+    `trim_after`: it also trims the line break after it (before a scalar named template's text)."""
+    after = " -" if trim_after else " "
+    return f'{{{{- $facts := include "{FACTS}" (list {machine} .Values.cluster.mode) | fromJson{after}}}}}\n'

@@ -104,10 +104,11 @@ def object_template(body: str, condition: str | None, count: str | None) -> str:
 
 
 def define_text(define: str, tree: Any, defines: dict[str, Any], scalars: frozenset[str]) -> str:
-    facts = bind_facts(MACHINE.get(define, ".Values.gpu.type"))
+    machine = MACHINE.get(define, ".Values.gpu.type")
+    facts = bind_facts(machine)
     if define in scalars:
         action = tree.text
-        bind = facts.rstrip("\n").replace("}}", "-}}") + "\n" if "$facts." in action else ""
+        bind = bind_facts(machine, trim_after=True) if "$facts." in action else ""
         return f'{{{{- /* {SHARED} */}}}}\n{{{{- define "{define}" -}}}}\n{bind}{action}\n{{{{- end }}}}\n'
     body = include_defines(render_tree(tree, defines), scalars).rstrip()
     if "$facts." in body:

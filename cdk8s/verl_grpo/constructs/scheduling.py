@@ -116,12 +116,11 @@ def gpu_selector_labels(v: Values, decide: Decisions) -> dict[str, object]:
     autopilot = decide.is_(v.cluster.mode, "autopilot")
     labels: dict[str, object] = {}
     for c in CAPACITIES.values():
-        labels |= decide.when(decide.is_(v.cluster.capacity, c.name), c.labels)
-    for c in CAPACITIES.values():
+        chosen = decide.is_(v.cluster.capacity, c.name)
         extra = {
             k: val.replace("{reservation}", v.cluster.reservation) for k, val in c.autopilot_labels.items()
         }
-        labels |= decide.when(decide.all_of(autopilot, decide.is_(v.cluster.capacity, c.name)), extra)
+        labels |= decide.when(chosen, c.labels) | decide.when(decide.all_of(autopilot, chosen), extra)
     # The RoCE network profile is zonal (<zone>-vpc-roce) and Autopilot picks a node's zone
     # from the pod: pin the workers to the zone of the RDMA VPC (well-known node label,
     # https://kubernetes.io/docs/reference/labels-annotations-taints/#topologykubernetesiozone).

@@ -89,8 +89,9 @@ class Choice:
 
 
 @dataclass(frozen=True)
-class Each:
-    """A list of one item per worker group, each rendered by the named template `define`."""
+class Kept:
+    """A subtree the chart keeps in the named template `define`: the body of a range over the
+    worker groups (Decisions.each_group) or of an include (Decisions.named)."""
 
     define: str
     body: Any
@@ -103,8 +104,8 @@ class ChartTable:
     exprs: list[GoExpr] = field(default_factory=list)
     gates: list[str] = field(default_factory=list)  # Go template conditions of gated keys
     choices: list[Choice] = field(default_factory=list)
-    eaches: list[Each] = field(default_factory=list)
-    named: list[Each] = field(default_factory=list)  # (define, body): Decisions.named
+    eaches: list[Kept] = field(default_factory=list)  # Decisions.each_group
+    named: list[Kept] = field(default_factory=list)  # Decisions.named
     files: dict[str, str] = field(default_factory=dict)  # files/<name> the chart ships
     helpers: dict[str, Helper] = field(default_factory=dict)  # the named templates markers call
 
@@ -123,11 +124,11 @@ class ChartTable:
         return f"@@choice{len(self.choices) - 1}@@"
 
     def name(self, define: str, body: Any) -> str:
-        self.named.append(Each(define, body))
+        self.named.append(Kept(define, body))
         return f"@@named{len(self.named) - 1}@@"
 
     def each(self, define: str, body: Any) -> str:
-        self.eaches.append(Each(define, body))
+        self.eaches.append(Kept(define, body))
         return f"@@each{len(self.eaches) - 1}@@"
 
     def lookup(self, marker: object) -> GoExpr | None:
@@ -330,10 +331,6 @@ class Decisions:
         total = parse_quantity(str(leaf)) + parse_quantity(extra)
         return f"{math.ceil(total / MIB)}Mi"
 
-    def prefixed(self, leaf: object, prefix: str) -> str:
-        """`prefix` then the string leaf when it is set, else nothing (an optional suffix)."""
-        return f"{prefix}{leaf}" if leaf else ""
-
     def backoff_limit(self, values: Any) -> Any:
         """The RayJob's retries: job.backoffLimit, or its capacity's (worker_groups.backoff_limit)."""
         from .worker_groups import backoff_limit
@@ -513,10 +510,6 @@ class ChartDecisions(Decisions):
         quantity = f"(include {json.dumps(QUANTITY_DEFINE)} {self._go(leaf)})"
         total = f"(addf {quantity} {float(parse_quantity(extra))!r})"
         return self.table.add(f'(printf "%.0fMi" (ceil (divf {total} {float(MIB)!r})))', "str")
-
-    def prefixed(self, leaf: object, prefix: str) -> str:
-        go = self._go(leaf)
-        return self.table.add(f'(ternary "" (print {json.dumps(prefix)} {go}) (empty {go}))', "str")
 
     def backoff_limit(self, values: Any) -> Any:
         from .worker_groups import OTHER_RETRIES, SPOT_RETRIES

@@ -14,12 +14,12 @@ cloud.google.com/gke-networking-dra-driver: 'true'
 {{- if eq .group.capacity "spot" }}
 cloud.google.com/gke-spot: 'true'
 {{- end }}
-{{- if eq .group.capacity "flex-start" }}
-cloud.google.com/gke-flex-start: 'true'
-{{- end }}
 {{- if and (eq .Values.cluster.mode "autopilot") (eq .group.capacity "reservation") }}
 cloud.google.com/reservation-name: {{ .Values.cluster.reservation | toJson }}
 cloud.google.com/reservation-affinity: specific
+{{- end }}
+{{- if eq .group.capacity "flex-start" }}
+cloud.google.com/gke-flex-start: 'true'
 {{- end }}
 {{- if eq .Values.cluster.mode "autopilot" }}
 topology.kubernetes.io/zone: {{ .Values.cluster.zone | toJson }}
