@@ -18,7 +18,7 @@ from verl_grpo.values.loader import load_values
 
 
 def main(groups: int) -> None:
-    sets = ",".join(f"workerGroups[{i}].name=g{i},workerGroups[{i}].replicas=1" for i in range(groups))
+    sets = "workerGroups.gpu-group=null," + ",".join(f"workerGroups.g{i}.replicas=1" for i in range(groups))
     values = load_values(find_profile("b200-standard-raycluster").layer(), (), (sets,))
     spec = deploy_spec(values, Release("verl", "default"))
     start = time.perf_counter()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Step 3 (Standard): the GPU node pools, one per worker group (workerGroups), each of its group's
-# machine (workerGroups[].machine, else gpu.type).
-# Creates: node pool gpu-pool (the first group's; gpu-pool-<group> for each further one) in ZONE
+# machine (workerGroups.<name>.machine, else gpu.type).
+# Creates: node pool gpu-pool (the group gpu-group's; gpu-pool-<group> for every other group) in ZONE
 # with the gVNIC and RDMA networks attached (multi-network), or with GKE managed DRANET
 # (network.rdma dranet: gcloud beta, --accelerator-network-profile=auto and the DRANET label),
 # scaling from 0 to the group's replicas. Autopilot: nothing (the pods' requests make the nodes).

@@ -228,7 +228,7 @@ def slow(self, *a, **k):
     return real(self, *a, **k)
 Path.write_text = slow
 from verl_grpo.cli import main
-FOUR = "workerGroups[0].name=gpu-group,workerGroups[0].replicas=4"
+FOUR = "workerGroups.gpu-group.replicas=4"
 sys.exit(main(["synth", "-f", sys.argv[3], "-f", sys.argv[4], "-o", sys.argv[1], "--set", FOUR]))
 """
 
@@ -286,7 +286,7 @@ YAML_TEXT = st.one_of(
         )
     ),
     st.just(""),
-    st.just("workerGroups:\n  - {name: a, replicas: 99999999999999999999999999}\n"),
+    st.just("workerGroups:\n  a: {replicas: 99999999999999999999999999}\n"),
 )
 
 
@@ -325,7 +325,7 @@ FUZZ_ARGUMENTS = settings(
         st.sampled_from(
             [
                 "--set",
-                "workerGroups[0].replicas=x",
+                "workerGroups.gpu-group.replicas=x",
                 "a=b",
                 "=",
                 "--profile",

@@ -40,7 +40,7 @@ def test_plan_warns_when_memory_does_not_fit(capsys, tmp_path):
     values = tmp_path / "v.yaml"
     values.write_text(
         "training: {gpuMemoryUtilization: 0.6, refParamOffload: false}\n"
-        "workerGroups: [{name: gpu-group, replicas: 1}]\n"
+        "workerGroups: {gpu-group: {replicas: 1}}\n"
     )
     assert main(["plan", "--profile", "h200-standard", "-f", str(values), "-o", "json"]) == 0
     plan = json.loads(capsys.readouterr().out)
@@ -53,9 +53,7 @@ def test_plan_warns_when_memory_does_not_fit(capsys, tmp_path):
     assert warning["key"] == "training.gpuMemoryUtilization"
     assert "leaves 5.7 GB of the 141 GB of a h200, less than the 10% margin" in warning["message"]
     # verl forces CPU offload on the reference model (fsdp_workers.py): refParamOffload moves nothing.
-    values.write_text(
-        "training: {gpuMemoryUtilization: 0.6}\nworkerGroups: [{name: gpu-group, replicas: 1}]\n"
-    )
+    values.write_text("training: {gpuMemoryUtilization: 0.6}\nworkerGroups: {gpu-group: {replicas: 1}}\n")
     assert main(["plan", "--profile", "h200-standard", "-f", str(values), "-o", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["memory_per_gpu_gb"] == memory
 
@@ -107,7 +105,7 @@ def test_the_runs_hours_and_cost_follow_the_measured_step_time(capsys):
             "--profile",
             "h200-standard",
             "--set",
-            "workerGroups[0].name=gpu-group,workerGroups[0].replicas=4",
+            "workerGroups.gpu-group.replicas=4",
             "--step-seconds",
             "600",
         ]

@@ -190,9 +190,7 @@ def test_two_groups_that_each_need_a_sub_block_need_room_for_both(tmp_path):
     state = tmp_path / "state"
     already_there(state, ["compute reservations r1"])
     env = script_env(state, tmp_path / "data", FAKE_SUB_BLOCKS="b1/s0/18/15 b1/s1/18/18")
-    groups = (
-        "workerGroups[0].name=a,workerGroups[0].replicas=3,workerGroups[1].name=b,workerGroups[1].replicas=1"
-    )
+    groups = "workerGroups.gpu-group=null,workerGroups.a.replicas=3,workerGroups.b.replicas=1"
     done = run_script("30-gpu-pool.sh", env, *SUB_BLOCK_RUN, "--set", groups)
     assert done.returncode == 1, done.stderr
     free = "free: b1/s0: 3 of 18 b1/s1: 0 of 18"
@@ -209,7 +207,7 @@ def test_two_groups_that_each_need_a_sub_block_need_room_for_both(tmp_path):
         for args in (c["args"] for c in mutating(calls(state)))
     }
     assert pinned == {
-        "gpu-pool": ["--reservation=r1/reservationBlocks/b1/reservationSubBlocks/s0"],
+        "gpu-pool-a": ["--reservation=r1/reservationBlocks/b1/reservationSubBlocks/s0"],
         "gpu-pool-b": ["--reservation=r1/reservationBlocks/b1/reservationSubBlocks/s1"],
     }, pinned
 
@@ -221,14 +219,13 @@ def test_each_worker_group_gets_a_pool_of_its_capacity_and_a_rerun_creates_none(
     already_there(state, ["compute reservations r1"])
     env = script_env(state, tmp_path / "data")
     groups = (
-        "cluster.capacity=reservation,cluster.reservation=r1,workerGroups[0].name=reserved,"
-        "workerGroups[0].replicas=3,workerGroups[1].name=spot,workerGroups[1].replicas=1,"
-        "workerGroups[1].capacity=spot"
+        "cluster.capacity=reservation,cluster.reservation=r1,workerGroups.gpu-group=null,"
+        "workerGroups.reserved.replicas=3,workerGroups.spot.replicas=1,workerGroups.spot.capacity=spot"
     )
     done = run_script("30-gpu-pool.sh", env, "--set", groups)
     assert done.returncode == 0, done.stderr
     created = [c["args"] for c in mutating(calls(state))]
-    assert [args[args.index("create") + 1] for args in created] == ["gpu-pool", "gpu-pool-spot"]
+    assert [args[args.index("create") + 1] for args in created] == ["gpu-pool-reserved", "gpu-pool-spot"]
     reserved, spot = created
     assert "--reservation=r1" in reserved and "--total-max-nodes=3" in reserved and "--spot" not in reserved
     assert "--spot" in spot and "--total-max-nodes=1" in spot and "--reservation=r1" not in spot
@@ -236,11 +233,11 @@ def test_each_worker_group_gets_a_pool_of_its_capacity_and_a_rerun_creates_none(
     before = len(mutating(calls(state)))
     assert run_script("30-gpu-pool.sh", env, "--set", groups).returncode == 0
     assert len(mutating(calls(state))) == before
-    # a group on another machine (workerGroups[].machine): its pool is of that machine
+    # a group on another machine (workerGroups.<name>.machine): its pool is of that machine
     state = tmp_path / "state-2"
     already_there(state, ["compute reservations r1"])
     env = script_env(state, tmp_path / "data")
-    done = run_script("30-gpu-pool.sh", env, "--set", groups + ",workerGroups[1].machine=h200")
+    done = run_script("30-gpu-pool.sh", env, "--set", groups + ",workerGroups.spot.machine=h200")
     assert done.returncode == 0, done.stderr
     reserved, spot = (c["args"] for c in mutating(calls(state)))
     assert "--machine-type=a4-highgpu-8g" in reserved and "--machine-type=a3-ultragpu-8g" in spot

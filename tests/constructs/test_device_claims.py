@@ -60,7 +60,7 @@ def test_a4x_workers_claim_an_imex_channel_of_a_domain_named_after_its_size() ->
     # The spec is immutable on the server: a new size is a new domain, not a refused update.
     (bigger,) = [
         o
-        for o in objects("workerGroups[0].name=gpu-group,workerGroups[0].replicas=4", profile="a4x-standard")
+        for o in objects("workerGroups.gpu-group.replicas=4", profile="a4x-standard")
         if o["kind"] == "ComputeDomain"
     ]
     assert bigger["metadata"]["name"] != domain["metadata"]["name"] and bigger["spec"]["numNodes"] == 4

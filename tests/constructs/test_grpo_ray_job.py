@@ -51,7 +51,7 @@ def test_entrypoint_carries_training_values(tmp_path):
     r = render_one(
         "training.extraArgs={trainer.val_before_train=false}",
         "training.logger={console,wandb}",
-        "workerGroups[0].name=gpu-group,workerGroups[0].replicas=4",
+        "workerGroups.gpu-group.replicas=4",
         "run.name=exp-7",
         files=[values],
     )
@@ -78,7 +78,7 @@ def test_the_ray_job_name_follows_its_spec_only():
     assert re.fullmatch(r"verl-grpo-001-[0-9a-f]{8}", base)
     for change in (
         "training.totalEpochs=3",
-        "workerGroups[0].name=gpu-group,workerGroups[0].replicas=4",
+        "workerGroups.gpu-group.replicas=4",
         "image.tag=v2",
         "job.backoffLimit=2",
     ):
@@ -111,9 +111,9 @@ def test_rayjob_fields_follow_the_kuberay_version(version, has_deadline):
         (
             (
                 "cluster.capacity=on-demand",
-                "workerGroups[0].name=g",
-                "workerGroups[0].replicas=2",
-                "workerGroups[0].capacity=spot",
+                "workerGroups.gpu-group=null",
+                "workerGroups.g.replicas=2",
+                "workerGroups.g.capacity=spot",
             ),
             10,
         ),

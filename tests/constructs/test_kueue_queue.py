@@ -143,9 +143,8 @@ def test_without_flex_start_or_placement_no_check_and_no_topology_on_the_flavor(
 
 
 MIXED = (
-    "cluster.capacity=reservation,cluster.reservation=r1,workerGroups[0].name=reserved,"
-    "workerGroups[0].replicas=1,workerGroups[1].name=spot,workerGroups[1].replicas=1,"
-    "workerGroups[1].capacity=spot"
+    "cluster.capacity=reservation,cluster.reservation=r1,workerGroups.gpu-group=null,"
+    "workerGroups.reserved.replicas=1,workerGroups.spot.replicas=1,workerGroups.spot.capacity=spot"
 )
 
 

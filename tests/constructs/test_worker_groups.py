@@ -17,13 +17,13 @@ from ..conftest import DIST_VALUES, render_one
 
 MIXED = (
     "cluster.capacity=reservation,cluster.reservation=r1,"
-    "workerGroups[0].name=reserved,workerGroups[0].replicas=2,"
-    "workerGroups[1].name=spot,workerGroups[1].replicas=2,workerGroups[1].capacity=spot"
+    "workerGroups.gpu-group=null,workerGroups.reserved.replicas=2,"
+    "workerGroups.spot.replicas=2,workerGroups.spot.capacity=spot"
 )
 POOL = "cloud.google.com/gke-nodepool"
 ACCELERATOR = "cloud.google.com/gke-accelerator"
 # Reserved B200s beside spot H200s: the machines that may share a run (group-machine-joins-run).
-TWO_MACHINES = MIXED + ",workerGroups[1].machine=h200"
+TWO_MACHINES = MIXED + ",workerGroups.spot.machine=h200"
 
 
 def cluster_spec(*sets: str, profile: str = "b200-standard") -> dict[str, Any]:
@@ -52,7 +52,7 @@ def test_the_default_is_one_group_as_before() -> None:
 def test_a_reserved_and_a_spot_group_each_select_their_pool_and_verl_counts_both() -> None:
     spec = cluster_spec(MIXED)
     reserved, spot = groups(spec)["reserved"], groups(spec)["spot"]
-    assert reserved["template"]["spec"]["nodeSelector"][POOL] == "gpu-pool"
+    assert reserved["template"]["spec"]["nodeSelector"][POOL] == "gpu-pool-reserved"
     assert "cloud.google.com/gke-spot" not in reserved["template"]["spec"]["nodeSelector"]
     assert spot["template"]["spec"]["nodeSelector"][POOL] == "gpu-pool-spot"
     assert spot["template"]["spec"]["nodeSelector"]["cloud.google.com/gke-spot"] == "true"
@@ -69,8 +69,8 @@ def test_autopilot_groups_ask_for_their_capacity_and_no_pool() -> None:
 
 def test_a_flex_start_group_alone_tolerates_queued_provisioning() -> None:
     spec = cluster_spec(
-        "queue.enabled=true,workerGroups[0].name=spot,workerGroups[0].replicas=1,"
-        "workerGroups[1].name=flex,workerGroups[1].replicas=1,workerGroups[1].capacity=flex-start"
+        "queue.enabled=true,workerGroups.gpu-group=null,workerGroups.spot.replicas=1,"
+        "workerGroups.flex.replicas=1,workerGroups.flex.capacity=flex-start"
     )
     queued = {"key": "cloud.google.com/gke-queued", "operator": "Equal", "value": "true"}
     queued["effect"] = "NoSchedule"
@@ -79,7 +79,7 @@ def test_a_flex_start_group_alone_tolerates_queued_provisioning() -> None:
 
 
 def test_replica_bounds_default_to_replicas_and_pass_through() -> None:
-    spec = cluster_spec("workerGroups[0].name=g,workerGroups[0].replicas=2,workerGroups[0].maxReplicas=4")
+    spec = cluster_spec("workerGroups.gpu-group=null,workerGroups.g.replicas=2,workerGroups.g.maxReplicas=4")
     (group,) = spec["workerGroupSpecs"]
     assert (group["minReplicas"], group["replicas"], group["maxReplicas"]) == (2, 2, 4)
 
@@ -119,7 +119,7 @@ def test_an_explicit_worker_size_must_fit_every_groups_machine() -> None:
     ("sets", "needle"),
     [
         (
-            MIXED + ",workerGroups[1].machine=a4x",
+            MIXED + ",workerGroups.spot.machine=a4x",
             "workerGroups.machine: group 'spot' runs on a4x (4 GPUs per node, arm64, 4 RDMA NICs, "
             "multi-node NVLink), but every worker joins one verl and NCCL world made for gpu.type 'b200' "
             "(8 GPUs per node, amd64, 8 RDMA NICs, no multi-node NVLink)",
@@ -134,21 +134,32 @@ def test_an_explicit_worker_size_must_fit_every_groups_machine() -> None:
             "queue.createObjects: renders one GPU flavor, for gpu.type 'b200', but group 'spot' runs on h200",
         ),
         (
-            "workerGroups[0].name=a,workerGroups[0].replicas=2,workerGroups[0].machine=h100",
-            "workerGroups.0.machine: 'h100' is not one of ['', 'a4x', 'b200', 'h200']",
+            "workerGroups.gpu-group.machine=h100",
+            "workerGroups.gpu-group.machine: 'h100' is not one of ['', 'a4x', 'b200', 'h200']",
         ),
         (
-            "workerGroups[0].name=a,workerGroups[0].replicas=1,workerGroups[1].name=a,workerGroups[1].replicas=1",
-            "workerGroups.name: 'a' names more than one worker group",
-        ),
-        (
-            "workerGroups[0].name=a,workerGroups[0].replicas=2,workerGroups[0].minReplicas=3",
+            "workerGroups.gpu-group=null,workerGroups.a.replicas=2,workerGroups.a.minReplicas=3",
             "workerGroups.replicas: group 'a': replicas 2 must lie within minReplicas 3 and maxReplicas 0",
         ),
         (
-            "workerGroups[0].replicas=2",
-            "workerGroups.0: 'name' is a required property (a list item gets no defaults: with --set, "
-            "a list element replaces the whole list; give every required field)",
+            "workerGroups.b.minReplicas=1",
+            "workerGroups.b: 'replicas' is a required property (an entry the chart's values do not have "
+            "gets no defaults; give every required field)",
+        ),
+        (
+            "workerGroups.gpu-group=null,workerGroups.Big.replicas=1",
+            "workerGroups: 'Big' does not match '^[a-z]([-a-z0-9]*[a-z0-9])?$'",
+        ),
+        (
+            "workerGroups.gpu-group=null",
+            "workerGroups: {} should be non-empty",
+        ),
+        # The chart's earlier shape, a list, and how to write it as the map (loader.validate; the
+        # chart's validateValues says the same, test_chart.py).
+        (
+            "workerGroups[0].name=a,workerGroups[0].replicas=1,workerGroups[1].name=b,workerGroups[1].replicas=3",
+            'workerGroups: a map keyed by group name, not a list: write workerGroups: {"a":{"replicas":1},'
+            '"b":{"replicas":3}} (a map merges with the chart\'s gpu-group: set gpu-group: null to drop it)',
         ),
     ],
 )
@@ -184,7 +195,8 @@ def test_plan_shows_each_machines_workers_and_sizes_memory_for_the_smallest_gpu(
     plan = make_plan(spec, [], 10.0, "0.6.1")
     text = render_text(plan)
     assert (
-        "reserved 2 x reservation on b200 (pool gpu-pool), spot 2 x spot on h200 (pool gpu-pool-spot)" in text
+        "reserved 2 x reservation on b200 (pool gpu-pool-reserved), "
+        "spot 2 x spot on h200 (pool gpu-pool-spot)" in text
     )
     workers = {p["node"]: p["pod"] for p in plan.pods if p["pod"].startswith("worker")}
     assert workers == {"a4-highgpu-8g": "worker x2", "a3-ultragpu-8g": "worker x2"}
@@ -195,7 +207,7 @@ def test_scripts_get_a_pool_per_group_with_its_capacity_and_size() -> None:
     profile = find_profile("b200-standard")
     spec = load_spec(profile.layer(), (DIST_VALUES,), (MIXED,), Release("verl", "default"), True)
     env = shell_env(spec, profile)
-    assert env["GPU_POOLS"] == "gpu-pool gpu-pool-spot"
+    assert env["GPU_POOLS"] == "gpu-pool-reserved gpu-pool-spot"
     assert env["POOL_CAPACITIES"] == "reservation spot"
     reserved, spot = env["GPU_POOL_FLAGS"].split("\n")
     assert "--reservation=r1" in reserved and "--total-max-nodes=2" in reserved and "--spot" not in reserved
@@ -209,8 +221,8 @@ def test_plan_names_the_groups_and_bills_only_the_reserved_ones_idle() -> None:
     assert plan.gpu["nodes"] == 4 and plan.gpu["capacity"] == "reservation + spot"
     assert plan.cost["idle_per_hour"] == 2 * 8 * 10.0 and plan.cost["per_hour"] == 4 * 8 * 10.0
     assert (
-        "Worker groups: reserved 2 x reservation (pool gpu-pool), spot 2 x spot (pool gpu-pool-spot)."
-        in render_text(plan)
+        "Worker groups: reserved 2 x reservation (pool gpu-pool-reserved), "
+        "spot 2 x spot (pool gpu-pool-spot)." in render_text(plan)
     )
 
 

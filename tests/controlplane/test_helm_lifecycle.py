@@ -74,7 +74,7 @@ UPGRADE_WORKERS = 4
 UPGRADE_LR = 2e-6
 UPGRADE_ARGS = (
     "--set",
-    f"workerGroups[0].name=gpu-group,workerGroups[0].replicas={UPGRADE_WORKERS}",
+    f"workerGroups.gpu-group.replicas={UPGRADE_WORKERS}",
     "--set-json",
     f"training.learningRate={UPGRADE_LR}",
     "--set",
@@ -585,7 +585,7 @@ def test_two_releases_in_two_namespaces_in_any_order(
             "-n",
             "team-b",
             "--set",
-            "workerGroups[0].name=gpu-group,workerGroups[0].replicas=4",
+            "workerGroups.gpu-group.replicas=4",
         )
         helm.ok("uninstall", "verl", "-n", "team-a")  # the first one goes first
         # Helm returns once it asked; a bound PV goes when the PV-protection finalizer lets it.

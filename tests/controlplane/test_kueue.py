@@ -182,10 +182,7 @@ def test_a_run_of_two_worker_groups_is_admitted_as_one_gang(kueue, tmp_path):
     own pool (the pool selector the kit adds with several groups)."""
     cp = kueue
     cp.kubectl("delete", "rayjob", "--all", "-n", "default", "--wait=true")  # the quota is ours
-    groups = (
-        "workerGroups[0].name=first,workerGroups[0].replicas=1,"
-        "workerGroups[1].name=second,workerGroups[1].replicas=1"
-    )
+    groups = "workerGroups.gpu-group=null,workerGroups.first.replicas=1,workerGroups.second.replicas=1"
     sizes = {"gpu-pool": 1, "gpu-pool-second": 1}  # one reserved node each, sb5 and sb6 in turn
     with twin_nodes(
         cp, tmp_path, f"{TAS},{RESERVED},{groups}", "b2/sb5/1/0 b2/sb6/1/0", sizes, "kueue-groups"
@@ -284,7 +281,7 @@ def test_a_reserved_and_a_spot_group_share_the_kits_gpu_flavor(kueue, tmp_path):
 
 
 def test_a_group_on_another_machine_is_admitted_only_with_a_flavor_of_its_machine(kueue, tmp_path):
-    """workerGroups[].machine under Kueue: a GPU flavor that names gpu.type's accelerator, as
+    """workerGroups.<name>.machine under Kueue: a GPU flavor that names gpu.type's accelerator, as
     queue.createObjects' one flavor does, suits no pod set of a group on another machine, so Kueue
     never admits the run (queue-objects-one-machine); a platform ClusterQueue with a flavor per
     machine admits it, each group on its own machine's flavor."""
@@ -304,7 +301,7 @@ def test_a_group_on_another_machine_is_admitted_only_with_a_flavor_of_its_machin
     for name, flavors in queues.items():
         objects = platform_queue(name, flavors)
         cp.kubectl("create", "-f", "-", stdin="\n---\n".join(json.dumps(o) for o in objects))
-    groups = MIXED + ",workerGroups[1].machine=b200"
+    groups = MIXED + ",workerGroups.spot.machine=b200"
 
     def run(queue: str, run_name: str) -> Path:
         asked = ("--set", f"queue.enabled=true,queue.localQueue={queue}", "--set", groups)

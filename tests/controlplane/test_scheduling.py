@@ -297,7 +297,7 @@ def test_more_workers_than_the_pool_allows_wait_for_gpus(
             tmp_path,
             "h200-standard-raycluster",
             namespace,
-            "workerGroups[0].name=gpu-group,workerGroups[0].replicas=4",
+            "workerGroups.gpu-group.replicas=4",
         ),
     )
 

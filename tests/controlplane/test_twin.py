@@ -67,9 +67,8 @@ class Flow:
 
 PROFILES = sorted(p.parent.name for p in (OVERLAYS.parent / "dist").glob("*/kustomization.yaml"))
 GROUPS = (
-    "cluster.capacity=reservation,cluster.reservation=r1,workerGroups[0].name=reserved,"
-    "workerGroups[0].replicas=1,workerGroups[1].name=spot,workerGroups[1].replicas=1,"
-    "workerGroups[1].capacity=spot"
+    "cluster.capacity=reservation,cluster.reservation=r1,workerGroups.gpu-group=null,"
+    "workerGroups.reserved.replicas=1,workerGroups.spot.replicas=1,workerGroups.spot.capacity=spot"
 )
 FLOWS = [
     *(Flow(p) for p in PROFILES),
@@ -81,9 +80,11 @@ FLOWS = [
         "h200-autopilot", ("cluster.capacity=reservation", "cluster.reservation=r1"), name="h200-ap-reserved"
     ),
     Flow("b200-standard-raycluster", (GROUPS,), name="groups-reserved-and-spot"),
-    # A B200 run's spot group on H200s (workerGroups[].machine): its pool is of H200s, and its
+    # A B200 run's spot group on H200s (workerGroups.<name>.machine): its pool is of H200s, and its
     # workers fit there only with the H200's derived memory, not the B200's.
-    Flow("b200-standard-raycluster", (f"{GROUPS},workerGroups[1].machine=h200",), name="b200-run-h200-group"),
+    Flow(
+        "b200-standard-raycluster", (f"{GROUPS},workerGroups.spot.machine=h200",), name="b200-run-h200-group"
+    ),
 ]
 
 
@@ -255,7 +256,7 @@ def test_a_run_comes_up_on_the_twin(
             ]
     if run.cloud.cluster.mode == "standard":
         # Each group's workers on its own pool (worker_groups.pool_name), which the scripts made.
-        own = {g["groupName"]: pool_name(i, g["groupName"]) for i, g in enumerate(groups(run.docs))}
+        own = {g["groupName"]: pool_name(g["groupName"]) for g in groups(run.docs)}
         assert set(own.values()) <= {p.name for p in run.cloud.cluster.pools}, own
         for pod in workers:
             group = pod["metadata"]["labels"]["ray.io/group"]

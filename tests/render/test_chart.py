@@ -68,8 +68,8 @@ def test_helm_lint_strict(values, helm):
     ("flag", "needle"),
     [
         ("worker.replica=3", "replica"),
-        ("workerGroups[0].name=g,workerGroups[0].replicas=abc", "replicas"),
-        ("workerGroups[0].name=Bad_Name,workerGroups[0].replicas=1", "name"),
+        ("workerGroups.g.replicas=abc", "replicas"),
+        ("workerGroups.Bad_Name.replicas=1", "Bad_Name"),
         ("gpu.type=gb300", "type"),
         ("cluster.mode=gke", "mode"),
         ("storage.bucket=gs://x", "bucket"),
@@ -102,9 +102,9 @@ def test_chart_metadata_and_docs():
     assert len(leaves) > 60
     for path in leaves:
         assert f"`{path}`" in readme, path
-    for field in schema["properties"]["workerGroups"]["items"]["properties"]:  # a list of our objects
-        assert f"| `workerGroups[].{field}` |" in readme, field
-    assert "workerGroups:\n  # -- Ray worker group name" in values_text  # block style, fields commented
+    for field in schema["properties"]["workerGroups"]["additionalProperties"]["properties"]:  # a map of ours
+        assert f"| `workerGroups.<name>.{field}` |" in readme, field
+    assert "workerGroups:\n  # -- The chart's gpu-group" in values_text  # block style, fields commented
     # A `# --` comment precedes every key line of values.yaml.
     lines = values_text.splitlines()
     key_lines = [i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
@@ -297,3 +297,27 @@ def test_helm_and_synth_agree_on_queued_runs(sets):
     assert any(kind.startswith("ClusterQueue") for kind, _, _ in expected) == (
         "queue.createObjects=true" in sets
     )
+
+
+@pytest.mark.parametrize("helm", HELMS)
+def test_a_list_of_worker_groups_gets_one_line_that_writes_it_as_the_map(helm, tmp_path):
+    """workerGroups was a list; the chart's validateValues and `verl-grpo` both say how to write
+    it as the map (values/worker_groups.py as_map), with the user's own groups."""
+    from verl_grpo.problems import Problems
+    from verl_grpo.values.loader import load_values
+
+    values = tmp_path / "groups.yaml"
+    values.write_text(
+        "workerGroups:\n  - {name: a, replicas: 2}\n  - {name: spot, replicas: 3, capacity: spot}\n"
+    )
+    line = (
+        'workerGroups: a map keyed by group name, not a list: write workerGroups: {"a":{"replicas":2},'
+        '"spot":{"capacity":"spot","replicas":3}} (a map merges with the chart\'s gpu-group: set '
+        "gpu-group: null to drop it)"
+    )
+    done = run(tool(helm), "template", "verl", str(CHART), "-f", str(DIST_VALUES), "-f", str(values))
+    assert done.returncode != 0 and done.stderr.count("workerGroups") == 2, done.stderr
+    assert f"): {line}\n" in done.stderr
+    with pytest.raises(Problems) as refused:
+        load_values(None, (DIST_VALUES, values))
+    assert [f"{p.key}: {p.message}" for p in refused.value.problems] == [line]

@@ -71,9 +71,9 @@ EXTRA_ARG = st.builds(
 )
 
 
-# Worker groups: a few names (repeats are repaired), small sizes, any bounds and capacity.
+# Worker groups: a few names, small sizes, any bounds and capacity.
 GROUP = st.fixed_dictionaries(
-    {"name": st.sampled_from(["gpu-group", "a", "spot-1"]), "replicas": st.integers(1, 4)},
+    {"replicas": st.integers(1, 4)},
     optional={
         "minReplicas": st.integers(0, 5),
         "maxReplicas": st.integers(0, 5),
@@ -85,7 +85,7 @@ GROUP = st.fixed_dictionaries(
 
 def leaf(path: str, node: dict) -> st.SearchStrategy:
     if path == "workerGroups":
-        return st.lists(GROUP, min_size=1, max_size=3)
+        return st.dictionaries(st.sampled_from(["gpu-group", "a", "spot-1"]), GROUP, min_size=1, max_size=3)
     if path in PLAUSIBLE:
         return st.sampled_from(PLAUSIBLE[path])
     if path == "training.extraArgs":
@@ -120,11 +120,11 @@ def repair(values: dict) -> dict:
     # verl's batch arithmetic (verl-grpo check refuses the rest): the global batch divides over the
     # GPUs, the mini-batch fits the batch and splits into whole micro-batches per GPU.
     gpu = gpu_profiles()[values["gpu"]["type"]]
-    groups, names = [dict(g) for g in values["workerGroups"]], set()
-    values["workerGroups"] = groups
-    for i, g in enumerate(groups):
-        g["name"] = g["name"] if g["name"] not in names else f"{g['name']}-{i}"  # group-names-unique
-        names.add(g["name"])
+    named = {name: dict(g) for name, g in values["workerGroups"].items()}
+    groups = list(named.values())
+    # Maps merge: the chart's own group stays unless drawn or set to null.
+    values["workerGroups"] = {"gpu-group": None, **named}
+    for g in groups:
         if gpu.sub_block_nodes:  # A4X: one NVLink domain per pool (sub-block-holds-workers)
             g["replicas"] = min(g["replicas"], gpu.sub_block_nodes)
         if g.get("minReplicas", 0) > g["replicas"]:  # group-replicas-in-bounds

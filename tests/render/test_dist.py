@@ -69,11 +69,11 @@ def test_every_profile_dir_is_a_kustomization_of_its_files(fresh):
     "args",
     [
         ["--set", "worker.cpus=3"],
-        ["--set", "workerGroups[0].name=g,workerGroups[0].replicas=-1"],
+        ["--set", "workerGroups.gpu-group.replicas=-1"],
         ["--set", "gpu.type=gb300"],
         ["--set", "storage.bucket=gs://bucket"],
         ["--set", "run.name=Not_DNS"],
-        ["--set", "workerGroups[0].name=g,workerGroups[0].replicas=two"],
+        ["--set", "workerGroups.gpu-group.replicas=two"],
         ["--profile", "b300-standard"],
         ["--release-name", "Verl"],
     ],
@@ -112,7 +112,7 @@ def test_without_renameat2_the_fallback_still_replaces(fresh, tmp_path, monkeypa
                 "--profile",
                 "h200-standard",
                 "--set",
-                "workerGroups[0].name=gpu-group,workerGroups[0].replicas=4",
+                "workerGroups.gpu-group.replicas=4",
             ]
         )
         == 0

@@ -81,7 +81,7 @@ def test_lists_replace_and_null_deletes_as_in_helm():
             ["head.cpus=3"],
             "head.cpus: unknown key (did you mean 'cpu'?); allowed: cpu, memory",
         ),
-        (["worker.replicas=4"], "worker.replicas: moved to workerGroups (a list of worker groups"),
+        (["worker.replicas=4"], "worker.replicas: moved to workerGroups (worker groups keyed by name"),
         (["training.totalEpochs=abc"], "training.totalEpochs: 'abc' is not of type 'integer'"),
         (
             ["training.learningRate=0.00001"],

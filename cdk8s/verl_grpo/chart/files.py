@@ -60,13 +60,12 @@ def values_yaml() -> str:
             if node.get("type") == "object" and "properties" in node:
                 lines.append(f"{indent}{key}:")
                 walk(node, values[key], indent + "  ")
-            elif item := _object_items(node):  # a list of objects: each item's fields commented
+            elif entry := _map_entries(node):  # a map of the kit's objects: each entry's fields commented
                 lines.append(f"{indent}{key}:")
-                for value in values[key]:
-                    first = len(lines)
-                    walk(item, value, indent + "    ")
-                    lines[first + 1] = f"{indent}  - {lines[first + 1].lstrip()}"
-                    lines[first] = f"{indent}  {lines[first].lstrip()}"
+                for name, value in values[key].items():
+                    lines.append(f"{indent}  # -- The chart's {name} (Helm merges maps: set it to null to drop it).")
+                    lines.append(f"{indent}  {name}:")
+                    walk(entry, value, indent + "    ")
             else:
                 lines.append(f"{indent}{key}: {scalar(values[key])}")
 
@@ -74,11 +73,11 @@ def values_yaml() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _object_items(node: dict[str, Any]) -> dict[str, Any] | None:
-    """The item schema of a list of the kit's own objects (workerGroups: fields it requires), not of
-    a Kubernetes struct passed through whole (tolerations, peers), which stays one flow line."""
-    items = node.get("items", {}) if node.get("type") == "array" else {}
-    return items if "properties" in items and items.get("required") else None
+def _map_entries(node: dict[str, Any]) -> dict[str, Any] | None:
+    """The entry schema of a map of the kit's own objects keyed by name (workerGroups), not of a
+    map passed through whole (node selectors, labels), which stays one flow line."""
+    entry = node.get("additionalProperties")
+    return entry if isinstance(entry, dict) and "properties" in entry else None
 
 
 def values_table() -> list[tuple[str, str, str, str]]:
@@ -91,17 +90,17 @@ def values_table() -> list[tuple[str, str, str, str]]:
             if node.get("type") == "object" and "properties" in node:
                 walk(node, values[key], f"{prefix}{key}.")
             else:
-                kind = node.get("type", "")
+                # workerGroups' schema admits a list only to say how to convert it (values/schema.py)
+                kind = "object" if _map_entries(node) else node.get("type", "")
                 if "enum" in node:
                     kind += " (" + ", ".join(str(v) for v in node["enum"]) + ")"
                 rows.append((f"{prefix}{key}", kind, scalar(values[key]), node.get("description", "")))
-                if item := _object_items(node):  # each item's fields: required, or the default item's
-                    first = values[key][0]
-                    for field, sub in item["properties"].items():
-                        default = "required" if field in item.get("required", ()) else scalar(first[field])
-                        rows.append(
-                            (f"{prefix}{key}[].{field}", sub.get("type", ""), default, sub["description"])
-                        )
+                if entry := _map_entries(node):  # each entry's fields: required, or the default entry's
+                    first = next(iter(values[key].values()))
+                    for field, sub in entry["properties"].items():
+                        default = "required" if field in entry.get("required", ()) else scalar(first[field])
+                        name = f"{prefix}{key}.<name>.{field}"
+                        rows.append((name, sub.get("type", ""), default, sub["description"]))
 
     walk(values_schema(), default_values(), "")
     return rows

@@ -41,6 +41,7 @@ from ..facts.quantity import parse_quantity
 from ..facts.verl_placement import MOST_RAY_CPUS_PER_GPU
 from ..values.derive import machine_defaults
 from ..values.model import DNS1035, SUB_BLOCK_LEVEL
+from ..values.worker_groups import AS_MAP, LIST_TEMPLATE
 from ..verl_check.steps import GSM8K_TRAIN_ROWS
 from .expressions import (
     GROUP_TEMPLATES,
@@ -49,12 +50,12 @@ from .expressions import (
     Expr,
     Field,
     GroupField,
+    GroupName,
     Literal,
     Lookup,
     MachineFact,
     MachineModeFact,
     OneCapacity,
-    RepeatedGroups,
     Scope,
     UsesCapacity,
     Workers,
@@ -496,7 +497,7 @@ def _queue_rules() -> tuple[CrossRule, ...]:
                 "'kubernetes.io/hostname' names one node, but queue.topology.mode 'required' puts all ",
                 GroupField("replicas"),
                 " workers of group '",
-                GroupField("name"),
+                GroupName(),
                 "' under one value of it: Kueue would never admit the run (choose a GCE block or sub-block)",
             ),
             each_group=True,
@@ -524,7 +525,7 @@ def _queue_rules() -> tuple[CrossRule, ...]:
             ),
             (
                 "Kueue v0.19 cannot admit group '",
-                GroupField("name"),
+                GroupName(),
                 "': its pods claim devices through DRA (network.rdma 'dranet': every RDMA NIC, "
                 "allocationMode All; A4X: an IMEX channel), which Kueue refuses unless its own "
                 "Configuration maps their DeviceClasses; run it without queue.enabled, or use "
@@ -553,7 +554,7 @@ def _queue_rules() -> tuple[CrossRule, ...]:
                 "'",
                 Field("Values.queue.topology.mode"),
                 "' places workers by GCE's topology labels, which only reservation nodes carry, but group '",
-                GroupField("name"),
+                GroupName(),
                 "' uses capacity '",
                 GROUP_CAPACITY,
                 "': Kueue would find no domain; use a reservation or queue.topology.mode 'none'",
@@ -643,7 +644,7 @@ def _group_offered(rule_id: str, key: str, value: Expr, offered: str) -> CrossRu
             "'",
             value,
             "': group '",
-            GroupField("name"),
+            GroupName(),
             "' runs on ",
             GROUP_MACHINE,
             " (",
@@ -676,7 +677,7 @@ def _group_machine_rules() -> tuple[CrossRule, ...]:
             call("ne", _by_gpu("runTraits", run_traits, GROUP_MACHINE), _by_gpu("runTraits", run_traits)),
             (
                 "group '",
-                GroupField("name"),
+                GroupName(),
                 "' runs on ",
                 GROUP_MACHINE,
                 " (",
@@ -700,7 +701,7 @@ def _group_machine_rules() -> tuple[CrossRule, ...]:
             call("and", other, call("eq", GROUP_CAPACITY, "reservation")),
             (
                 "group '",
-                GroupField("name"),
+                GroupName(),
                 "' runs on ",
                 GroupField("machine"),
                 ", but its capacity is reservation '",
@@ -722,7 +723,7 @@ def _group_machine_rules() -> tuple[CrossRule, ...]:
                 "renders one GPU flavor, for gpu.type '",
                 GPU,
                 "', but group '",
-                GroupField("name"),
+                GroupName(),
                 "' runs on ",
                 GroupField("machine"),
                 ": Kueue would never admit it; give the platform's ClusterQueue a flavor per group "
@@ -778,7 +779,7 @@ def _machine_rules() -> tuple[CrossRule, ...]:
             ),
             (
                 "group '",
-                GroupField("name"),
+                GroupName(),
                 "' has ",
                 GroupField("replicas"),
                 " workers, but a sub-block of ",
@@ -839,16 +840,6 @@ RULES = (
             "' and no worker group names 'reservation')",
         ),
     ),
-    CrossRule(
-        "group-names-unique",
-        "workerGroups.name",
-        call("ne", RepeatedGroups(), ""),
-        (
-            "'",
-            RepeatedGroups(),
-            "' names more than one worker group (KubeRay needs each groupName once)",
-        ),
-    ),
     # KubeRay refuses replicas outside [minReplicas, maxReplicas] (DESIGN.md, KubeRay facts).
     CrossRule(
         "group-replicas-in-bounds",
@@ -864,7 +855,7 @@ RULES = (
         ),
         (
             "group '",
-            GroupField("name"),
+            GroupName(),
             "': replicas ",
             GroupField("replicas"),
             " must lie within minReplicas ",
@@ -954,7 +945,7 @@ RULES = (
             ", the platform of the ",
             GROUP_MACHINE,
             " nodes group '",
-            GroupField("name"),
+            GroupName(),
             "' runs on (verl publishes x86 images only): build verl's image for it "
             "(docker/Dockerfile.stable.vllm on such a machine), push it as a multi-arch image and set "
             "image.repository, image.tag and image.platforms",
@@ -1050,7 +1041,7 @@ def violations(
 ) -> list[tuple[CrossRule, str]]:
     """Each rule the values break, with its message (`deploying` False: not the deploy-only ones)."""
     scope: Scope = {"Values": values, "Release": {"Name": release_name}}
-    scopes = [{**scope, "group": g} for g in values["workerGroups"]]
+    scopes = [{**scope, "group": g, "group_name": n} for n, g in sorted(values["workerGroups"].items())]
     out = []
     for r in RULES:
         if deploying or not r.deploy_only:
@@ -1085,6 +1076,7 @@ def rules_template() -> str:
             t.replace("}}{{-", "}}\n{{-")
             for t in (QUANTITY_TEMPLATE, WORKER_COUNT_TEMPLATE, *GROUP_TEMPLATES)
         ),
+        LIST_TEMPLATE,
         "",
     ]
     names = rule_templates()
@@ -1092,7 +1084,7 @@ def rules_template() -> str:
         test = [f"{{{{- if {r.when.go()} }}}}", f"{{{{ {r.go_message()} }}}}", "{{- end }}"]
         if r.each_group:
             test = [
-                "{{- range $group := .Values.workerGroups }}",
+                "{{- range $name, $group := .Values.workerGroups }}",
                 *(from_root(t) for t in test),
                 "{{- end }}",
             ]
@@ -1101,6 +1093,10 @@ def rules_template() -> str:
         "",
         "{{- /* Every rule's messages, each once; fail with all of them. */}}",
         f'{{{{- define "{VALIDATE_VALUES}" }}}}',
+        # A list of worker groups: the one message, before rules that range over the map.
+        '{{- if kindIs "slice" .Values.workerGroups }}',
+        f'{{{{- fail (include "{AS_MAP}" .) }}}}',
+        "{{- end }}",
         "{{- $messages := list }}",
     ]
     for name in names:

@@ -136,7 +136,7 @@ class Workers(Expr):
     """Every worker group's replicas, summed (verl's trainer.nnodes)."""
 
     def py(self, scope: Scope) -> Any:
-        return sum(int(g["replicas"]) for g in scope["Values"]["workerGroups"])
+        return sum(int(g["replicas"]) for g in scope["Values"]["workerGroups"].values())
 
     def go(self) -> str:
         return f"(include {json.dumps(WORKER_COUNT)} . | atoi)"
@@ -154,12 +154,11 @@ def from_root(go: str) -> str:
 
 def effective_capacities(values: dict[str, Any]) -> list[str]:
     """Each worker group's capacity (cluster.capacity where it names none)."""
-    return [g.get("capacity") or values["cluster"]["capacity"] for g in values["workerGroups"]]
+    return [g.get("capacity") or values["cluster"]["capacity"] for g in values["workerGroups"].values()]
 
 
-# Each group's capacity between bars ("|spot|reservation|"), and each repeated group name followed
-# by a space, as templates (_rules.tpl defines them): the aggregate rules test these strings.
-REPEATED = "verl-grpo.repeatedGroups"
+# Each group's capacity between bars ("|spot|reservation|"), as a template (_rules.tpl defines it):
+# the aggregate rules test this string.
 # "true" when no group names a capacity other than cluster.capacity: its entries are cut from the
 # list, which leaves "|" only when no other is there (no capacity's name begins another's).
 GROUP_TEMPLATES = (
@@ -167,9 +166,6 @@ GROUP_TEMPLATES = (
     "{{ .capacity | default $.Values.cluster.capacity }}{{- end }}|{{- end }}",
     f'{{{{- define "{ONE_CAPACITY}" }}}}'
     f'{{{{- eq (replace (print "|" .Values.cluster.capacity) "" (include "{CAPACITIES}" .)) "|" }}}}'
-    "{{- end }}",
-    f'{{{{- define "{REPEATED}" }}}}{{{{- $seen := dict }}}}{{{{- range .Values.workerGroups }}}}'
-    "{{- if hasKey $seen .name }}{{ .name }} {{ end }}{{- $_ := set $seen .name true }}{{- end }}"
     "{{- end }}",
 )
 
@@ -199,23 +195,6 @@ class OneCapacity(Expr):
 
 
 @dataclass(frozen=True)
-class RepeatedGroups(Expr):
-    """The worker group names given more than once (each repeat), space-separated."""
-
-    def py(self, scope: Scope) -> Any:
-        seen: set[str] = set()
-        repeats = []
-        for g in scope["Values"]["workerGroups"]:
-            if g["name"] in seen:
-                repeats.append(g["name"])
-            seen.add(g["name"])
-        return " ".join(repeats)
-
-    def go(self) -> str:
-        return f'(include {json.dumps(REPEATED)} . | trimSuffix " ")'
-
-
-@dataclass(frozen=True)
 class GroupField(Expr):
     """A field of the worker group a per-group rule is looking at (`$group` in the template);
     `default` stands in for a field the values left out."""
@@ -229,6 +208,18 @@ class GroupField(Expr):
 
     def go(self) -> str:
         return f"($group.{self.field} | default {json.dumps(self.default)})"
+
+
+@dataclass(frozen=True)
+class GroupName(Expr):
+    """The name of the worker group a per-group rule is looking at: its key in workerGroups
+    (`$name` in the template)."""
+
+    def py(self, scope: Scope) -> Any:
+        return scope["group_name"]
+
+    def go(self) -> str:
+        return "$name"
 
 
 # name -> (Python, Go template). Numbers go through `int` in Go: values from YAML are int64, from

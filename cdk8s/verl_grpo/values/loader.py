@@ -20,6 +20,7 @@ from .helm_sets import apply_sets
 from .helm_yaml import HelmValuesLoader
 from .model import Values
 from .schema import values_schema
+from .worker_groups import as_map
 
 
 def _refused(key: str, message: str) -> Problems:
@@ -94,6 +95,8 @@ def merge_layers(
 
 def validate(merged: dict[str, Any]) -> Values:
     """Schema check (the same schema Helm applies), then the typed model."""
+    if isinstance(merged.get("workerGroups"), list):  # the chart's validateValues says the same
+        raise Problems([error(VALUES, "workerGroups", as_map(merged["workerGroups"]))])
     validator = jsonschema.Draft7Validator(values_schema())
     problems = sorted(
         (p for e in validator.iter_errors(merged) for p in _describe(e)),
@@ -106,9 +109,8 @@ def validate(merged: dict[str, Any]) -> Values:
 
 # Keys an earlier release of the chart had, and where their setting lives now.
 MOVED = {
-    "worker.replicas": "moved to workerGroups (a list of worker groups, each with its own replicas): "
-    "set workerGroups: [{name: gpu-group, replicas: N}], or --set workerGroups[0].name=gpu-group,"
-    "workerGroups[0].replicas=N",
+    "worker.replicas": "moved to workerGroups (worker groups keyed by name, each with its own "
+    "replicas): set workerGroups: {gpu-group: {replicas: N}}, or --set workerGroups.gpu-group.replicas=N",
 }
 
 
@@ -130,6 +132,9 @@ def _describe(found: jsonschema.ValidationError) -> list[Problem]:
     if found.validator == "required":
         if found.absolute_path and isinstance(found.absolute_path[-1], int):  # a list item
             why = "a list item gets no defaults: with --set, a list element replaces the whole list"
+            return [error(VALUES, path, f"{found.message} ({why}; give every required field)")]
+        if list(found.schema_path)[-2:-1] == ["additionalProperties"]:  # an entry of a map (workerGroups)
+            why = "an entry the chart's values do not have gets no defaults"
             return [error(VALUES, path, f"{found.message} ({why}; give every required field)")]
         return [error(VALUES, path, f"{found.message} (a key set to null is deleted, as in Helm)")]
     hint = found.schema.get("description", "")

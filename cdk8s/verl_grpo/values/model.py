@@ -382,14 +382,12 @@ class Worker(Model):
 # A group's node pool is gpu-pool-<name> (GKE: at most 40 characters), its pods' ray.io/group
 # label the name (at most 63).
 GROUP_NAME_MAX = 31
+# A worker group's name: the key it has in workerGroups (a map, as KubeRay's chart keys its
+# additionalWorkerGroups: helm-chart/ray-cluster/values.yaml @v1.6.1), so it is unique by shape.
+GroupName = Annotated[str, Field(pattern=DNS1035, max_length=GROUP_NAME_MAX)]
 
 
 class WorkerGroup(Model):
-    name: str = Field(
-        description="Ray worker group name (its pods' ray.io/group label); unique.",
-        pattern=DNS1035,
-        max_length=GROUP_NAME_MAX,
-    )
     replicas: int = Field(description="GPU worker pods (nodes) of the group.", ge=1, le=512)
     min_replicas: int = field(
         0, "KubeRay minReplicas of the group; 0: replicas (verl needs every node).", ge=0, le=512
@@ -408,7 +406,10 @@ class WorkerGroup(Model):
     )
 
 
-DEFAULT_WORKER_GROUPS = [WorkerGroup(name="gpu-group", replicas=2)]
+# The chart's one group. Helm merges maps: a values file that adds a group keeps this one unless
+# it sets `gpu-group: null` (Helm's coalescing deletes a key set to null).
+DEFAULT_GROUP = "gpu-group"
+DEFAULT_WORKER_GROUPS = {DEFAULT_GROUP: WorkerGroup(replicas=2)}
 
 
 class Run(Model):
@@ -659,9 +660,10 @@ class Values(Model):
     storage: Storage = section(Storage, "Cloud Storage FUSE bucket.")
     head: Head = section(Head, "Ray head pod (CPU only).")
     worker: Worker = section(Worker, "Ray GPU worker pods (every group).")
-    worker_groups: list[WorkerGroup] = field(
+    worker_groups: dict[GroupName, WorkerGroup] = field(
         DEFAULT_WORKER_GROUPS,
-        "Ray GPU worker groups (replaces the list); verl's trainer.nnodes is their replicas' sum.",
+        "Ray GPU worker groups keyed by name (each its pods' ray.io/group label); verl's "
+        "trainer.nnodes is their replicas' sum. Maps merge: set a group to null to drop it.",
         min_length=1,
         max_length=64,
     )

@@ -41,13 +41,13 @@ helm.sh/chart: verl-grpo-0.1.0
 {{- /* The worker groups as their pods see the values (values/worker_groups.py group_views). */}}
 {{- define "verl-grpo.workerGroups" -}}
 {{- $groups := list }}
-{{- range $i, $g := .Values.workerGroups }}
+{{- range $name, $g := .Values.workerGroups }}
 {{- $groups = append $groups (dict
-    "name" $g.name
+    "name" $name
     "replicas" $g.replicas
     "minReplicas" ($g.minReplicas | default $g.replicas)
     "maxReplicas" ($g.maxReplicas | default $g.replicas)
-    "pool" (ternary "gpu-pool" (printf "gpu-pool-%s" $g.name) (eq $i 0))
+    "pool" (ternary "gpu-pool" (printf "gpu-pool-%s" $name) (eq $name "gpu-group"))
     "pinned" (gt (len $.Values.workerGroups) 1)
     "capacity" ($g.capacity | default $.Values.cluster.capacity)
     "machine" ($g.machine | default $.Values.gpu.type)) }}

@@ -20,12 +20,16 @@
 {{- define "verl-grpo.oneCapacity" }}
 {{- eq (replace (print "|" .Values.cluster.capacity) "" (include "verl-grpo.groupCapacities" .)) "|" }}
 {{- end }}
-{{- define "verl-grpo.repeatedGroups" }}
-{{- $seen := dict }}
-{{- range .Values.workerGroups }}
-{{- if hasKey $seen .name }}{{ .name }} {{ end }}
-{{- $_ := set $seen .name true }}
+{{- define "verl-grpo.workerGroupsAsMap" }}
+{{- $groups := dict }}
+{{- range $i, $g := .Values.workerGroups }}
+{{- $_ := set $groups (toString ($g.name | default (printf "group-%d" $i))) (omit $g "name") }}
 {{- end }}
+{{- printf
+    "workerGroups: %s%s%s"
+    "a map keyed by group name, not a list: write workerGroups: "
+    (toJson $groups)
+    " (a map merges with the chart's gpu-group: set gpu-group: null to drop it)" }}
 {{- end }}
 
 {{- define "verl-grpo.rule.zone-on-autopilot" }}
@@ -54,18 +58,8 @@
     " [reservation-only-reserved]") }}
 {{- end }}
 {{- end }}
-{{- define "verl-grpo.rule.group-names-unique" }}
-{{- if (ne (include "verl-grpo.repeatedGroups" . | trimSuffix " ") "") }}
-{{ (print
-    "workerGroups.name: "
-    "'"
-    (include "verl-grpo.repeatedGroups" . | trimSuffix " ")
-    "' names more than one worker group (KubeRay needs each groupName once)"
-    " [group-names-unique]") }}
-{{- end }}
-{{- end }}
 {{- define "verl-grpo.rule.group-replicas-in-bounds" }}
-{{- range $group := .Values.workerGroups }}
+{{- range $name, $group := .Values.workerGroups }}
 {{- if
     (or
       (gt (int ($group.minReplicas | default 0)) (int ($group.replicas | default "")))
@@ -73,7 +67,7 @@
 {{ (print
     "workerGroups.replicas: "
     "group '"
-    ($group.name | default "")
+    $name
     "': replicas "
     ($group.replicas | default "")
     " must lie within minReplicas "
@@ -155,7 +149,7 @@
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.image-carries-arch" }}
-{{- range $group := .Values.workerGroups }}
+{{- range $name, $group := .Values.workerGroups }}
 {{- if
     (not
       (regexMatch
@@ -168,7 +162,7 @@
     ", the platform of the "
     (($group.machine | default "") | default $.Values.gpu.type)
     " nodes group '"
-    ($group.name | default "")
+    $name
     "' runs on (verl publishes x86 images only): build verl's image for it "
     "(docker/Dockerfile.stable.vllm on such a machine), push it as a "
     "multi-arch image and set image.repository, image.tag and image.platforms"
@@ -529,7 +523,7 @@
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.worker-fits-node" }}
-{{- range $group := .Values.workerGroups }}
+{{- range $name, $group := .Values.workerGroups }}
 {{- if
     (gt
       (float64
@@ -599,7 +593,7 @@
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.worker-fits-node.2" }}
-{{- range $group := .Values.workerGroups }}
+{{- range $name, $group := .Values.workerGroups }}
 {{- if
     (gt
       (float64
@@ -678,7 +672,7 @@
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.worker-fits-node.3" }}
-{{- range $group := .Values.workerGroups }}
+{{- range $name, $group := .Values.workerGroups }}
 {{- if
     (gt
       (float64
@@ -775,7 +769,7 @@
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.worker-cpus-for-verl" }}
-{{- range $group := .Values.workerGroups }}
+{{- range $name, $group := .Values.workerGroups }}
 {{- if
     (gt
       (float64 (mulf 3 (int (index (include "verl-grpo.machine" $.Values.gpu.type | fromJson) "gpusPerNode"))))
@@ -1071,7 +1065,7 @@
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.topology-level-holds-workers" }}
-{{- range $group := .Values.workerGroups }}
+{{- range $name, $group := .Values.workerGroups }}
 {{- if
     (and
       $.Values.queue.enabled
@@ -1084,7 +1078,7 @@
     "'required' puts all "
     ($group.replicas | default "")
     " workers of group '"
-    ($group.name | default "")
+    $name
     "' under one value of it: Kueue would never admit the run (choose a GCE "
     "block or sub-block)"
     " [topology-level-holds-workers]") }}
@@ -1092,7 +1086,7 @@
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.queue-without-device-claims" }}
-{{- range $group := .Values.workerGroups }}
+{{- range $name, $group := .Values.workerGroups }}
 {{- if
     (and
       $.Values.queue.enabled
@@ -1102,7 +1096,7 @@
 {{ (print
     "queue.enabled: "
     "Kueue v0.19 cannot admit group '"
-    ($group.name | default "")
+    $name
     "': its pods claim devices through DRA (network.rdma 'dranet': every RDMA "
     "NIC, allocationMode All; A4X: an IMEX channel), which Kueue refuses "
     "unless its own Configuration maps their DeviceClasses; run it without "
@@ -1112,7 +1106,7 @@
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.topology-needs-reservation" }}
-{{- range $group := .Values.workerGroups }}
+{{- range $name, $group := .Values.workerGroups }}
 {{- if
     (and
       $.Values.queue.enabled
@@ -1124,7 +1118,7 @@
     $.Values.queue.topology.mode
     "' places workers by GCE's topology labels, which only reservation nodes "
     "carry, but group '"
-    ($group.name | default "")
+    $name
     "' uses capacity '"
     (($group.capacity | default "") | default $.Values.cluster.capacity)
     "': Kueue would find no domain; use a reservation or queue.topology.mode "
@@ -1198,7 +1192,7 @@
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.group-capacity-offered" }}
-{{- range $group := .Values.workerGroups }}
+{{- range $name, $group := .Values.workerGroups }}
 {{- if
     (and
       (or (ne ($group.capacity | default "") "") (ne ($group.machine | default "") ""))
@@ -1211,7 +1205,7 @@
     "'"
     (($group.capacity | default "") | default $.Values.cluster.capacity)
     "': group '"
-    ($group.name | default "")
+    $name
     "' runs on "
     (($group.machine | default "") | default $.Values.gpu.type)
     " ("
@@ -1223,7 +1217,7 @@
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.group-mode-offered" }}
-{{- range $group := .Values.workerGroups }}
+{{- range $name, $group := .Values.workerGroups }}
 {{- if
     (and
       (or (ne ($group.capacity | default "") "") (ne ($group.machine | default "") ""))
@@ -1236,7 +1230,7 @@
     "'"
     $.Values.cluster.mode
     "': group '"
-    ($group.name | default "")
+    $name
     "' runs on "
     (($group.machine | default "") | default $.Values.gpu.type)
     " ("
@@ -1248,7 +1242,7 @@
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.group-machine-joins-run" }}
-{{- range $group := .Values.workerGroups }}
+{{- range $name, $group := .Values.workerGroups }}
 {{- if
     (ne
       (index (include "verl-grpo.machine" (($group.machine | default "") | default $.Values.gpu.type) | fromJson) "runTraits")
@@ -1256,7 +1250,7 @@
 {{ (print
     "workerGroups.machine: "
     "group '"
-    ($group.name | default "")
+    $name
     "' runs on "
     (($group.machine | default "") | default $.Values.gpu.type)
     " ("
@@ -1271,7 +1265,7 @@
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.group-machine-reserved" }}
-{{- range $group := .Values.workerGroups }}
+{{- range $name, $group := .Values.workerGroups }}
 {{- if
     (and
       (ne (($group.machine | default "") | default $.Values.gpu.type) $.Values.gpu.type)
@@ -1279,7 +1273,7 @@
 {{ (print
     "workerGroups.machine: "
     "group '"
-    ($group.name | default "")
+    $name
     "' runs on "
     ($group.machine | default "")
     ", but its capacity is reservation '"
@@ -1292,14 +1286,14 @@
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.queue-objects-one-machine" }}
-{{- range $group := .Values.workerGroups }}
+{{- range $name, $group := .Values.workerGroups }}
 {{- if (and $.Values.queue.enabled $.Values.queue.createObjects (ne (($group.machine | default "") | default $.Values.gpu.type) $.Values.gpu.type)) }}
 {{ (print
     "queue.createObjects: "
     "renders one GPU flavor, for gpu.type '"
     $.Values.gpu.type
     "', but group '"
-    ($group.name | default "")
+    $name
     "' runs on "
     ($group.machine | default "")
     ": Kueue would never admit it; give the platform's ClusterQueue a flavor "
@@ -1314,7 +1308,7 @@
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.sub-block-holds-workers" }}
-{{- range $group := .Values.workerGroups }}
+{{- range $name, $group := .Values.workerGroups }}
 {{- if
     (and
       (gt
@@ -1329,7 +1323,7 @@
 {{ (print
     "workerGroups.replicas: "
     "group '"
-    ($group.name | default "")
+    $name
     "' has "
     ($group.replicas | default "")
     " workers, but a sub-block of "
@@ -1345,11 +1339,13 @@
 
 {{- /* Every rule's messages, each once; fail with all of them. */}}
 {{- define "verl-grpo.validateValues" }}
+{{- if kindIs "slice" .Values.workerGroups }}
+{{- fail (include "verl-grpo.workerGroupsAsMap" .) }}
+{{- end }}
 {{- $messages := list }}
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.zone-on-autopilot" .)) }}
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.reservation-named" .)) }}
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.reservation-only-reserved" .)) }}
-{{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.group-names-unique" .)) }}
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.group-replicas-in-bounds" .)) }}
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.ttl-needs-shutdown" .)) }}
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.ray-auth-needs-ray" .)) }}
