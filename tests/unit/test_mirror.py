@@ -80,7 +80,6 @@ NOT_YET = (
     "validate/validator.py",
     "values/derive.py",
     "values/gke_versions.py",
-    "values/helm_sets.py",
     "values/helm_yaml.py",
     "values/loader.py",
     "values/model.py",

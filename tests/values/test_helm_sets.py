@@ -1,4 +1,6 @@
-"""The CLI's --set family against `helm template` with the same strings: one parser, Helm's.
+"""The CLI's --set family (values/helm_sets.py, Helm's strvals in Python) against Helm itself: against
+Helm's own parser built from its module (tools/helm-strvals) on random strings, and against
+`helm template` with the same strings.
 
 The chart here holds the real chart's values.yaml and one template that prints the values Helm
 computed, so every case compares the whole values tree the two paths end with.
@@ -10,9 +12,11 @@ import json
 import shutil
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from verl_grpo.problems import Problems
-from verl_grpo.values.helm_sets import tagged
+from verl_grpo.values.helm_sets import SET_FLAGS, apply_sets, tagged
 from verl_grpo.values.loader import merge_layers
 
 from ..helm_tools import CHART, run, tool
@@ -84,3 +88,45 @@ def test_a_string_helm_refuses_is_refused_with_helms_words(values_chart, flag, e
     (problem,) = refused.value.problems
     assert problem.key == flag
     assert problem.message in done.stderr  # Helm's own message, word for word
+
+
+# Strings of the characters strvals gives a meaning to, and values for them to land on (no numbers:
+# the Go program reads its base's numbers as json.Number, a type Python has no name for).
+SYNTAX = 'ab0-19=,.[]{}\\ "nultrE'
+EXPRESSIONS = st.text(SYNTAX, max_size=24)
+BASE = st.dictionaries(
+    st.sampled_from("ab"),
+    st.recursive(
+        st.none() | st.booleans() | st.sampled_from(["", "x"]),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("ab"), inner, max_size=2),
+        max_leaves=6,
+    ),
+    max_size=2,
+)
+
+
+def go_answer(base: dict, flag: str, expression: str) -> object:
+    done = run(tool("helm-strvals"), "--base", json.dumps(base), flag, expression)
+    return json.loads(done.stdout) if done.returncode == 0 else done.stderr.removesuffix("\n")
+
+
+def python_answer(base: dict, flag: str, expression: str) -> object:
+    try:
+        return apply_sets(base, [tagged(flag, expression)])
+    except Problems as refused:
+        (problem,) = refused.problems
+        return problem.message
+
+
+@settings(max_examples=1000, deadline=None, derandomize=True)
+@given(base=BASE, flag=st.sampled_from(SET_FLAGS), expression=EXPRESSIONS)
+def test_the_python_parser_is_helms_on_any_string(tmp_path_factory, base, flag, expression):
+    """The same tree, or the same error in the same words, as Helm's pkg/strvals."""
+    if flag == "--set-file":  # in a folder of its own: the names read are files that are not there
+        folder = tmp_path_factory.mktemp("set-file")
+        expression = expression.replace("-", "_")  # "-" would read stdin
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(folder)
+            assert python_answer(base, flag, expression) == go_answer(base, flag, expression)
+        return
+    assert python_answer(base, flag, expression) == go_answer(base, flag, expression)

@@ -1,7 +1,8 @@
 // helm-strvals: Helm's own --set family of flags, merged into one JSON object on stdout.
 //
-// verl-grpo's CLI reads --set, --set-string, --set-json, --set-file and --set-literal through this
-// program so that a string means on the CLI exactly what it means to `helm install`: the parser is
+// verl-grpo's CLI reads --set, --set-string, --set-json, --set-file and --set-literal with a Python
+// port of Helm's parser (cdk8s/verl_grpo/values/helm_sets.py); its tests hold the port equal to this
+// program, so that a string means on the CLI exactly what it means to `helm install`: the parser is
 // Helm's pkg/strvals at the version of the helm binary `make tools` installs (go.mod), and the
 // order is Helm's: every --set-json, then --set, --set-string, --set-file, --set-literal, each in
 // command-line order, whatever order they were given in (pkg/cli/values/options.go MergeValues,

@@ -63,7 +63,8 @@ def values_yaml() -> str:
             elif entry := _map_entries(node):  # a map of the kit's objects: each entry's fields commented
                 lines.append(f"{indent}{key}:")
                 for name, value in values[key].items():
-                    lines.append(f"{indent}  # -- The chart's {name} (Helm merges maps: set it to null to drop it).")
+                    drop = "Helm merges maps: set it to null to drop it"
+                    lines.append(f"{indent}  # -- The chart's {name} ({drop}).")
                     lines.append(f"{indent}  {name}:")
                     walk(entry, value, indent + "    ")
             else:
