@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..values.derive import DeploySpec
+from ..values.decisions import Helper
+from ..values.derive import STORAGE_DIGEST, DeploySpec
 from .base import ManifestConstruct
 
 if TYPE_CHECKING:
@@ -62,6 +63,23 @@ class Folder:
     attributes: dict[str, str]
 
 
+# A folder's claim and volume names, as Helm authors keep names: one named template each
+# (`(list . "<role>")`), the Go twins of the f-strings below.
+CLAIM_NAME = Helper(
+    "verl-grpo.claimName",
+    """{{- $root := index . 0 }}
+{{- printf "%s-%s-%s" $root.Release.Name (index . 1) (include "verl-grpo.storageDigest" $root) }}""",
+    "A folder's PersistentVolumeClaim: <release>-<role>-<storage digest> (gcs_fuse_storage.py).",
+    uses=(STORAGE_DIGEST,),
+)
+VOLUME_NAME = Helper(
+    "verl-grpo.volumeName",
+    '{{- printf "%s-%s" (index . 0).Release.Namespace (include "verl-grpo.claimName" .) }}',
+    "A folder's PersistentVolume, cluster-wide: <namespace>-<its claim's name> (gcs_fuse_storage.py).",
+    uses=(CLAIM_NAME,),
+)
+
+
 class GcsFuseStorage(ManifestConstruct):
     """A statically bound PV/PVC pair per folder of the bucket; pods mount them through `volumes()`."""
 
@@ -89,10 +107,16 @@ class GcsFuseStorage(ManifestConstruct):
             Folder("verl", v.verl_dir, f"{v.mount_path}/{v.verl_dir}", True, READ_MOSTLY_OPTIONS, prefetch),
             Folder("checkpoints", v.checkpoint_dir, v.checkpoint_mount_path, False, CHECKPOINT_OPTIONS, {}),
         ]
-        self._claims = {f.role: f"{rel.name}-{f.role}-{digest}" for f in self.folders}
+        decide = spec.decide
+        self._claims = {
+            f.role: decide.helper(CLAIM_NAME, [f.role], lambda role: f"{rel.name}-{role}-{digest}", root=True)
+            for f in self.folders
+        }
         for f in self.folders:
             claim = self._claims[f.role]
-            volume = f"{rel.namespace}-{claim}"
+            volume = decide.helper(
+                VOLUME_NAME, [f.role], lambda role: f"{rel.namespace}-{self._claims[role]}", root=True
+            )
             self.add_object(
                 f"pv-{f.role}",
                 kind="PersistentVolume",

@@ -20,7 +20,7 @@ from ..facts.kueue import (
     PROVISIONING_CONTROLLER,
     QUEUED_PROVISIONING_CLASS,
 )
-from ..values.decisions import Condition
+from ..values.decisions import Condition, Helper
 from ..values.derive import DeploySpec
 from ..values.model import TOPOLOGY_LEVELS
 from .base import ManifestConstruct
@@ -30,6 +30,15 @@ if TYPE_CHECKING:
     from constructs import Construct
 
 
+# The Kueue objects the kit makes are named after the ClusterQueue, <clusterQueue>-<role>: one named
+# template (`(list . "<role>")`), the Go twin of queue_object_name.
+QUEUE_OBJECT_NAME = Helper(
+    "verl-grpo.queueObjectName",
+    '{{- printf "%s-%s" (index . 0).Values.queue.clusterQueue (index . 1) }}',
+    "A Kueue object of the kit's queue: <queue.clusterQueue>-<role> (kueue_queue.py).",
+)
+
+
 class KueueQueue(ManifestConstruct):
     def __init__(self, scope: Construct, id: str, spec: DeploySpec) -> None:
         decide, v, q = spec.decide, spec.values, spec.values.queue
@@ -37,7 +46,11 @@ class KueueQueue(ManifestConstruct):
             scope, id, spec, when=decide.all_of(decide.flag(q.enabled), decide.flag(q.create_objects))
         )
         cq = q.cluster_queue
-        cpu_flavor, gpu_flavor, topology = f"{cq}-cpu", f"{cq}-gpu", f"{cq}-gke"
+
+        def named(role: str) -> str:
+            return decide.helper(QUEUE_OBJECT_NAME, [role], lambda r: f"{cq}-{r}", root=True)
+
+        cpu_flavor, gpu_flavor, topology = named("cpu"), named("gpu"), named("gke")
         self.add_object(
             "local-queue", kind="LocalQueue", name=q.local_queue, body={"spec": {"clusterQueue": cq}}
         )
@@ -87,11 +100,11 @@ class KueueQueue(ManifestConstruct):
         # the nodes (and their sub-block labels) exist when Kueue places the workers.
         flex_start = decide.is_(v.cluster.capacity, "flex-start")
         queued = self._provisioning_check(
-            "", f"{cq}-flex-start", QUEUED_PROVISIONING_CLASS, gpu_flavor, when=flex_start
+            "", named("flex-start"), QUEUED_PROVISIONING_CLASS, gpu_flavor, when=flex_start
         )
         atomic = decide.all_of(decide.negate(flex_start), placing)
         strategy = self._provisioning_check(
-            "atomic-", f"{cq}-atomic", ATOMIC_PROVISIONING_CLASS, gpu_flavor, when=atomic
+            "atomic-", named("atomic"), ATOMIC_PROVISIONING_CLASS, gpu_flavor, when=atomic
         )
         checks = {**decide.when(flex_start, queued), **decide.when(atomic, strategy)}
         covered = [*COVERING_QUOTAS, GPU_RESOURCE]

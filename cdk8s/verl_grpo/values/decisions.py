@@ -63,6 +63,7 @@ class Helper:
     name: str
     body: str
     why: str
+    uses: tuple[Helper, ...] = ()  # the helpers its body includes
 
     def define(self) -> str:
         head = f'{{{{- /* {self.why} */}}}}\n{{{{- define "{self.name}" -}}}}'
@@ -311,9 +312,12 @@ class Decisions:
             assert '"' not in value and "\\" not in value, f"{key}: unquotable value {value!r}"
         return "".join(f'{indent}{key}: "{value}"\n' for key, value in pairs)
 
-    def helper(self, helper: Helper, args: list[Any] | None, compute: Callable[..., str]) -> str:
-        """`compute(*args)`; in the chart, the named template given them (`(list args...)`), or
-        given the root context when `args` is None (compute then takes nothing)."""
+    def helper(
+        self, helper: Helper, args: list[Any] | None, compute: Callable[..., str], root: bool = False
+    ) -> str:
+        """`compute(*args)`; in the chart, the named template given them (`(list args...)`, with the
+        root context first where `root`), or given the root context alone when `args` is None
+        (compute then takes nothing)."""
         return compute(*(args or []))
 
     # Derived values
@@ -491,10 +495,18 @@ class ChartDecisions(Decisions):
     def quoted_lines(self, mapping: object, indent: str) -> str:
         return self.helper(QUOTED_LINES, [mapping, indent], lambda m, i: "")
 
-    def helper(self, helper: Helper, args: list[Any] | None, compute: Callable[..., str]) -> str:
-        self.table.helpers[helper.name] = helper
-        given = "." if args is None else f"(list {' '.join(self._go(a) for a in args)})"
+    def helper(
+        self, helper: Helper, args: list[Any] | None, compute: Callable[..., str], root: bool = False
+    ) -> str:
+        self._register(helper)
+        operands = [*(["."] if root else []), *(self._go(a) for a in args or [])]
+        given = "." if args is None else f"(list {' '.join(operands)})"
         return self.table.add(f"(include {json.dumps(helper.name)} {given})", "str")
+
+    def _register(self, helper: Helper) -> None:
+        self.table.helpers[helper.name] = helper
+        for used in helper.uses:
+            self._register(used)
 
     def or_default(self, leaf: Any, fallback: Any) -> Any:
         kinds = {x.expr.kind if isinstance(x, Marker) else "str" for x in (leaf, fallback)}

@@ -7,6 +7,12 @@ app.kubernetes.io/part-of: verl-grpo
 helm.sh/chart: verl-grpo-0.1.0
 {{- end }}
 
+{{- /* A folder's PersistentVolumeClaim: <release>-<role>-<storage digest> (gcs_fuse_storage.py). */}}
+{{- define "verl-grpo.claimName" -}}
+{{- $root := index . 0 }}
+{{- printf "%s-%s-%s" $root.Release.Name (index . 1) (include "verl-grpo.storageDigest" $root) }}
+{{- end }}
+
 {{- /* The verl image every container runs (constructs/base.py image). */}}
 {{- define "verl-grpo.image" -}}
 {{- printf "%s:%s" .Values.image.repository .Values.image.tag }}
@@ -25,6 +31,11 @@ helm.sh/chart: verl-grpo-0.1.0
 {{- toJson $interfaces }}
 {{- end }}
 
+{{- /* A Kueue object of the kit's queue: <queue.clusterQueue>-<role> (kueue_queue.py). */}}
+{{- define "verl-grpo.queueObjectName" -}}
+{{- printf "%s-%s" (index . 0).Values.queue.clusterQueue (index . 1) }}
+{{- end }}
+
 {{- /* Decisions.quoted_lines: a string map's entries as double-quoted YAML lines, sorted by key. */}}
 {{- define "verl-grpo.quotedLines" -}}
 {{- $indent := index . 1 }}
@@ -36,6 +47,11 @@ helm.sh/chart: verl-grpo-0.1.0
 {{- /* The PV and PVC names' suffix: a digest of storage.bucket and storage.capacity (Derived.storage_digest). */}}
 {{- define "verl-grpo.storageDigest" -}}
 {{- list .Values.storage.bucket .Values.storage.capacity | toJson | sha256sum | trunc 8 }}
+{{- end }}
+
+{{- /* A folder's PersistentVolume, cluster-wide: <namespace>-<its claim's name> (gcs_fuse_storage.py). */}}
+{{- define "verl-grpo.volumeName" -}}
+{{- printf "%s-%s" (index . 0).Release.Namespace (include "verl-grpo.claimName" .) }}
 {{- end }}
 
 {{- /* The worker groups as their pods see the values (values/worker_groups.py group_views). */}}

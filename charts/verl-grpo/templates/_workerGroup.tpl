@@ -190,16 +190,16 @@ template:
       emptyDir: {}
     - name: model
       persistentVolumeClaim:
-        claimName: {{ printf "%v-model-%v" .Release.Name (include "verl-grpo.storageDigest" .) | toJson }}
+        claimName: {{ (include "verl-grpo.claimName" (list . "model")) | toJson }}
     - name: data
       persistentVolumeClaim:
-        claimName: {{ printf "%v-data-%v" .Release.Name (include "verl-grpo.storageDigest" .) | toJson }}
+        claimName: {{ (include "verl-grpo.claimName" (list . "data")) | toJson }}
     - name: verl
       persistentVolumeClaim:
-        claimName: {{ printf "%v-verl-%v" .Release.Name (include "verl-grpo.storageDigest" .) | toJson }}
+        claimName: {{ (include "verl-grpo.claimName" (list . "verl")) | toJson }}
     - name: checkpoints
       persistentVolumeClaim:
-        claimName: {{ printf "%v-checkpoints-%v" .Release.Name (include "verl-grpo.storageDigest" .) | toJson }}
+        claimName: {{ (include "verl-grpo.claimName" (list . "checkpoints")) | toJson }}
     {{- if eq .Values.run.kind "RayCluster" }}
     - name: preflight
       projected:
