@@ -9,7 +9,8 @@ STAMP := $(VENV)/.installed
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help generate test unit lint goldens venv tools oracle scanner controlplane clean check-generated bench
+.PHONY: help generate test unit lint goldens venv tools oracle scanner controlplane clean check-generated bench \
+	crd-bundle
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:[^#]*## /\t/' | expand -t 18
@@ -111,6 +112,14 @@ goldens: generate ## regenerate everything generated, the script and plan golden
 check-generated: generate ## fail when a generated file differs from what the generator makes
 	git diff --exit-code -- dist charts overlays
 	test -z "$$(git status --porcelain -- dist charts overlays)"
+
+# The CRDs `verl-grpo validate` ships with, from KubeRay's, GKE networking's and Kueue's Go modules
+# (tools/module_crds.py, tools/kueue_crds.py) and tools/pinned-crds; tests/validate/test_crds.py
+# requires the same bytes.
+crd-bundle: $(STAMP) ## rebuild cdk8s/verl_grpo/data/crds.json.gz from the pinned CRDs
+	$(BIN)/python tools/bundle_crds.py $$(cd tools && ../$(BIN)/python module_crds.py kuberay-crds) \
+		$$(cd tools && ../$(BIN)/python module_crds.py gke-networking) $$($(BIN)/python tools/kueue_crds.py) \
+		tools/pinned-crds cdk8s/verl_grpo/data/crds.json.gz
 
 clean: ## remove the venvs and caches
 	rm -rf $(VENV) .venv-verl-* .venv-checkov .cache cdk8s.out

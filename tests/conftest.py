@@ -8,7 +8,6 @@ import pytest
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
 # storage.bucket has no default: tests render with the bucket dist/ carries, as their first layer.
 DIST_VALUES = Path(__file__).resolve().parent / "dist-bucket.yaml"
 

@@ -1,7 +1,7 @@
 """Writes the CRDs `verl-grpo validate` ships with (validate/crds.py BUNDLE) from the pinned CRD folders:
 
-    python tools/bundle_crds.py ../shared/crds $(python tools/kueue_crds.py) tools/pinned-crds \
-        cdk8s/verl_grpo/data/crds.json.gz
+    make crd-bundle   # KubeRay's, GKE networking's and Kueue's CRDs from their Go modules, and
+                      # tools/pinned-crds
 
 tests/validate/test_crds.py rebuilds it the same way and requires the same bytes.
 """

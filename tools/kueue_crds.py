@@ -5,7 +5,8 @@
 The module comes from the Go module proxy into .cache/go/mod (as `make tools` keeps Go's caches);
 its config/components/crd/bases/ holds the CRDs (without the conversion webhook kustomize adds:
 the kit writes only v1beta2, the stored version). `tools/bundle_crds.py` ships them in the
-package's CRD bundle beside ../shared/crds. Written once per version: a present folder is whole.
+package's CRD bundle beside KubeRay's and GKE's (tools/module_crds.py). Written once per version: a
+present folder is whole.
 """
 
 from __future__ import annotations

@@ -23,7 +23,6 @@ from ..conftest import DIST_VALUES
 from .build import REPO
 from .cluster import ControlPlane
 
-SHARED = REPO.parent / "shared"  # beside the repo, as tests/conftest.py has it
 BIN = REPO / ".venv" / "bin"
 CHART = REPO / "charts" / "verl-grpo"
 OVERLAYS = REPO / "overlays"

@@ -85,9 +85,9 @@ def validator() -> ManifestValidator:
 
 @pytest.fixture(scope="module")
 def networking_crds(control_plane: ControlPlane) -> None:
-    from .build import REPO
+    from ..helpers.module_files import gke_networking_crds
 
-    for crd in sorted((REPO.parent / "shared" / "crds" / "gke-networking").glob("*.yaml")):
+    for crd in sorted(gke_networking_crds().glob("*.yaml")):
         control_plane.kubectl("apply", "--server-side", "-f", str(crd))
     control_plane.kubectl("wait", "--for=condition=Established", "crd", "--all", "--timeout=60s")
 

@@ -30,13 +30,13 @@ from typing import Any
 import pytest
 import yaml
 
+from ..helpers.module_files import gke_networking_crds as networking_crd_folder
 from ..scripts_harness import profile_values
 from .cluster import ControlPlane
 from .helpers import (
     CHART,
     DIST,
     OVERLAYS,
-    SHARED,
     Helm,
     await_namespaces_deleted,
     begin_namespace_deletion,
@@ -57,7 +57,6 @@ pytestmark = pytest.mark.controlplane
 
 FIELD_MANAGER = "verl-grpo-controlplane-test"
 SCRIPTS_FIELD_MANAGER = "verl-grpo-scripts"  # what scripts/40-rdma.sh applies the Network objects as
-GKE_NETWORKING_CRDS = SHARED / "crds" / "gke-networking"
 RAYJOB_FINALIZER = "ray.io/rayjob-finalizer"
 
 # Every shipped profile, as dist/ has them (one folder with a kustomization.yaml each).
@@ -138,14 +137,11 @@ def wait_for_finalizer(cp: ControlPlane, namespace: str, rayjob: str) -> None:
 
 @pytest.fixture(scope="session")
 def gke_networking_crds(control_plane: ControlPlane) -> None:
-    """GKE's Network and GKENetworkParamSet CRDs (server-side apply: idempotent across modules)."""
-    assert GKE_NETWORKING_CRDS.is_dir(), f"{GKE_NETWORKING_CRDS} is missing"
-    control_plane.kubectl(
-        "apply", "--server-side", f"--field-manager={FIELD_MANAGER}", "-f", str(GKE_NETWORKING_CRDS)
-    )
-    control_plane.kubectl(
-        "wait", "--for=condition=Established", "--timeout=60s", "-f", str(GKE_NETWORKING_CRDS)
-    )
+    """GKE's Network and GKENetworkParamSet CRDs, from their Go module (server-side apply:
+    idempotent across modules)."""
+    folder = str(networking_crd_folder())
+    control_plane.kubectl("apply", "--server-side", f"--field-manager={FIELD_MANAGER}", "-f", folder)
+    control_plane.kubectl("wait", "--for=condition=Established", "--timeout=60s", "-f", folder)
 
 
 @pytest.fixture(scope="module")

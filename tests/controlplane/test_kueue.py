@@ -25,10 +25,10 @@ from verl_grpo.facts.kueue import COVERING_QUOTAS, GPU_RESOURCE, KUEUE_API
 from verl_grpo.facts.machines import gpu_profiles
 from verl_grpo.values.worker_groups import pool_name
 
-from ..constructs.test_kueue_queue import MIXED  # a reserved and a spot group, 1 worker each
 from ..scripts_harness import MY_VALUES
 from ..twin.autoscaler import Autoscaler
 from ..twin.cloud import provision
+from ..unit.constructs.test_kueue_queue import MIXED  # a reserved and a spot group, 1 worker each
 from .cluster import ControlPlane, ControlPlaneError
 from .helpers import items, synth, wait_for
 

@@ -1,4 +1,5 @@
-"""The CRDs `validate` ships with: rebuilt from ../shared/crds; enough outside the repository."""
+"""The CRDs `validate` ships with: rebuilt from their Go modules' files (tests/helpers/module_files.py);
+enough outside the repository."""
 
 from __future__ import annotations
 
@@ -12,23 +13,16 @@ import yaml
 
 from verl_grpo.validate.crds import BUNDLE, bundle, load_crds, without_descriptions
 
-from ..conftest import REPO, SHARED
+from ..conftest import REPO
+from ..helpers.module_files import bundle_sources
 
 
 def pinned_folders() -> list[Path]:
-    """../shared/crds, Kueue's CRDs from its Go module (tools/kueue_crds.py) and the CRDs pinned in
-    tools/pinned-crds (NVIDIA's DRA driver, which the Go module proxy does not serve)."""
-    sys.path.insert(0, str(REPO / "tools"))
-    import kueue_crds
-
-    return [SHARED / "crds", kueue_crds.fetch(), REPO / "tools" / "pinned-crds"]
+    return bundle_sources()
 
 
 def test_the_bundle_is_rebuilt_from_the_pinned_crds() -> None:
-    assert BUNDLE.read_bytes() == bundle(pinned_folders()), (
-        "run: python tools/bundle_crds.py ../shared/crds $(python tools/kueue_crds.py) "
-        "tools/pinned-crds cdk8s/verl_grpo/data/crds.json.gz"
-    )
+    assert BUNDLE.read_bytes() == bundle(pinned_folders()), "run: make crd-bundle"
 
 
 def test_the_bundle_checks_what_the_crd_folders_check() -> None:
@@ -52,7 +46,7 @@ def test_the_bundle_checks_what_the_crd_folders_check() -> None:
 
 
 def test_validate_works_outside_the_repository(tmp_path: Path) -> None:
-    """From a folder with no ../shared beside it, with no --crds, a typo in a RayJob is still found."""
+    """From a folder outside the checkout, with no --crds, a typo in a RayJob is still found."""
     job = yaml.safe_load(next((REPO / "dist" / "h200-standard").glob("rayjob-*.yaml")).read_text())
     (tmp_path / "good.yaml").write_text(yaml.safe_dump(job))
     job["spec"]["shutdownAfterJobFinish"] = True  # the field is shutdownAfterJobFinishes

@@ -24,8 +24,9 @@ SYNC_WAVE = "argocd.argoproj.io/sync-wave"
 SPEC_DEFINE = ".spec"  # `<template>.spec` holds a spec whose digest `<template>.digest` gives
 
 # apiVersion and scope (namespaced?) of each kind the kit writes: Kubernetes' API reference,
-# KubeRay's CRDs (../shared/crds, ray.io/v1), and GKE's multi-network CRDs, whose Network and
-# GKENetworkParamSet are cluster-scoped (networking.gke.io/v1, ../shared/crds; GKE docs
+# KubeRay's CRDs (ray-operator config/crd/bases, ray.io/v1), and GKE's multi-network CRDs, whose
+# Network and GKENetworkParamSet are cluster-scoped (networking.gke.io/v1, gke-networking-api
+# config/crds; tools/module_crds.py; GKE docs
 # cloud.google.com/kubernetes-engine/docs/how-to/setup-multinetwork-support-for-pods).
 KINDS = {
     "ServiceAccount": ("v1", True),

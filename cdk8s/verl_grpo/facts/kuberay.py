@@ -8,7 +8,8 @@ them: an older operator's CRD prunes an unknown field silently (or a strict appl
 from __future__ import annotations
 
 # The supported minors: 1.4 to 1.7. The tier (tests/controlplane) runs the operators 1.4.2, 1.5.1
-# and 1.6.1 built from their Go modules; 1.7.0 is checked against its CRDs (../shared/crds).
+# and 1.6.1 built from their Go modules; `validate` checks objects against v1.6.2's CRDs, the newest
+# the Go module proxy serves (tools/module_crds.py): the kit renders no field newer than 1.6.0.
 # A bounded patch number: Helm's semverCompare fails on one that overflows uint64.
 VERSION_PATTERN = r"^1\.[4-7]\.(0|[1-9][0-9]{0,3})$"
 DEFAULT_VERSION = "1.6.1"

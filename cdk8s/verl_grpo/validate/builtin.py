@@ -25,7 +25,7 @@ def supported_versions() -> list[str]:
 
 
 # resource.Quantity as the API server parses it (apimachinery pkg/api/resource/quantity.go); the
-# same pattern controller-gen writes for Quantity fields into CRDs (../shared/crds/kuberay-v1.7.0).
+# same pattern controller-gen writes for Quantity fields into CRDs (ray-operator config/crd/bases).
 # kubernetes-validate's schema takes any string, so `storage: lots` would pass.
 NUMBER = r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
 QUANTITY = re.compile(rf"^(\+|-)?{NUMBER}(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?{NUMBER}))?$")

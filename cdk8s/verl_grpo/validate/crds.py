@@ -169,11 +169,12 @@ def _cel(expr: str, value: Any) -> bool:
 
 
 # The CRDs `validate` needs by default, inside the package so that it works outside this
-# repository: the served versions' schemas of ../shared/crds (KubeRay v1.7.0, GKE networking; their
-# SOURCE.txt names the commits) and of the Kueue kinds the kit writes (sigs.k8s.io/kueue v0.19.2,
-# tools/kueue_crds.py) and NVIDIA's ComputeDomain (k8s-dra-driver-gpu v25.12.0, tools/pinned-crds/),
-# descriptions dropped. A build product, not a second source: written
-# by tools/bundle_crds.py, and tests/validate/test_crds.py rebuilds it and requires the same bytes.
+# repository: the served versions' schemas of KubeRay's CRDs (ray-operator v1.6.2) and GKE's
+# networking CRDs (gke-networking-api v0.2.11), both from their Go modules (tools/module_crds.py), of
+# the Kueue kinds the kit writes (sigs.k8s.io/kueue v0.19.2, tools/kueue_crds.py) and NVIDIA's
+# ComputeDomain (k8s-dra-driver-gpu v25.12.0, tools/pinned-crds/), descriptions dropped. A build
+# product, not a second source: `make crd-bundle` writes it, and tests/validate/test_crds.py
+# rebuilds it and requires the same bytes.
 BUNDLE = Path(__file__).resolve().parents[1] / "data" / "crds.json.gz"
 DROPPED_KEYS = {"description"}
 VERBATIM_KEYS = {"default", "enum", "example"}  # values, not schemas

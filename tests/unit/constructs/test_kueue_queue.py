@@ -8,7 +8,7 @@ from verl_grpo.facts.kueue import QUEUE_LABEL, QUEUED_PROVISIONING_FLAG, QUEUED_
 from verl_grpo.problems import Problems
 from verl_grpo.shell_env import pool_flags
 
-from ..conftest import pods, render_one
+from ...conftest import pods, render_one
 
 QUEUED = ("queue.enabled=true",)
 RESERVED = ("cluster.capacity=reservation", "cluster.reservation=r1")

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ..conftest import objects_of_kind, pods, render_one
+from ...conftest import objects_of_kind, pods, render_one
 
 
 def test_network_objects_are_left_to_the_scripts_by_default(shipped):

@@ -7,7 +7,7 @@ import tomllib
 
 from verl_grpo.jobs.client import Connection, version_problems
 
-from ..conftest import REPO
+from ...conftest import REPO
 
 
 def test_the_ray_client_is_pinned_to_the_clusters_ray() -> None:

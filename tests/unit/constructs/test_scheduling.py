@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..conftest import pods, render_one
+from ...conftest import pods, render_one
 
 CAPACITY_SELECTORS = {
     ("standard", "spot"): {"cloud.google.com/gke-spot": "true"},

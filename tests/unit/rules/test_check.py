@@ -7,7 +7,7 @@ import pytest
 from verl_grpo.problems import Problems
 from verl_grpo.values.helm_sets import SET_STRING
 
-from ..conftest import DIST_VALUES, pods, render_one
+from ...conftest import DIST_VALUES, pods, render_one
 
 
 def test_autopilot_rejects_unlimited_sidecar():

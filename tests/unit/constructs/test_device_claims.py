@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..conftest import render_one
+from ...conftest import render_one
 
 
 def objects(*sets: str, profile: str) -> list[dict[str, Any]]:

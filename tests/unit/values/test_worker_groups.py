@@ -13,7 +13,7 @@ from verl_grpo.profiles import find_profile
 from verl_grpo.shell_env import shell_env
 from verl_grpo.values.derive import Release
 
-from ..conftest import DIST_VALUES, render_one
+from ...conftest import DIST_VALUES, render_one
 
 MIXED = (
     "cluster.capacity=reservation,cluster.reservation=r1,"

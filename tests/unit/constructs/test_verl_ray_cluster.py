@@ -8,7 +8,7 @@ from verl_grpo.facts.machines import GIB, allocatable_cpu, allocatable_memory_gi
 from verl_grpo.facts.quantity import parse_quantity
 from verl_grpo.values.model import DEFAULT_RAY_VERSION
 
-from ..conftest import pods, ray_cluster_spec
+from ...conftest import pods, ray_cluster_spec
 
 
 @pytest.mark.parametrize("gpu", sorted(gpu_profiles()))
