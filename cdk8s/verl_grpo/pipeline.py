@@ -93,9 +93,11 @@ def synthesize(requests: list[Request]) -> dict[str, Rendering]:
 
 def _invalid(rendered: dict[str, list[RenderedObject]]) -> list[Problem]:
     """Strict validation of what we are about to write. Without CRDs at hand, custom resources
-    are checked by the operator rules only (their unknown-kind finding is not an error here)."""
+    are checked by the operator rules only (their unknown-kind finding is not an error here); the
+    shipped dist/'s placeholders are written on purpose (output/dist.py), under a banner."""
     from .validate import DEFAULT_KUBE_VERSION, results
     from .validate.documents import Document
+    from .validate.operator_rules import DIST_PLACEHOLDER_RULE
 
     docs = [Document(f"{name}/{o.key}", o.manifest) for name, objects in rendered.items() for o in objects]
 
@@ -106,4 +108,5 @@ def _invalid(rendered: dict[str, list[RenderedObject]]) -> list[Problem]:
 
     texts = [json.dumps([d.source, d.body], sort_keys=True) for d in docs]
     crd_dirs = results.default_crd_dirs()
-    return errors(results.findings(texts, (DEFAULT_KUBE_VERSION, "warning"), crd_dirs, validate)[1])
+    found = results.findings(texts, (DEFAULT_KUBE_VERSION, "warning"), crd_dirs, validate)[1]
+    return errors([f for f in found if f.rule != DIST_PLACEHOLDER_RULE])

@@ -27,6 +27,10 @@ def overlay_files(dist_dir: str = "dist") -> dict[str, str]:
             "kind": "Kustomization",
             "resources": [base],
         }
-        hint = "# Add your own patches below (patches:, images:, ...).\n"
+        hint = (
+            f"# {dist_dir}/{profile.name} names a placeholder bucket: for GitOps render your own folder\n"
+            f"# (verl-grpo synth --profile {profile.name} -f my.yaml -o DIR) and point resources: at it.\n"
+            "# Add your own patches below (patches:, images:, ...).\n"
+        )
         files[f"{rel}/kustomization.yaml"] = HEADER + usage + hint + dump(kustomization)
     return files

@@ -46,6 +46,11 @@ def groups(cluster: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 PLACEHOLDER = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
+# What the shipped dist/ names instead of the user's bucket and (A4X) image (output/dist.py): applied
+# as it is, its pods never mount a bucket. `validate` refuses it; the kit's own check of what it is
+# about to write lets it through into dist/ alone (pipeline._invalid).
+DIST_PLACEHOLDER = "replace-me-with-your-"
+DIST_PLACEHOLDER_RULE = "dist-placeholder"
 # Fields that name things; a ${VAR} there was meant to be substituted (free text may hold shell).
 NAMING_FIELDS = {
     "name",
@@ -76,6 +81,14 @@ def placeholder_rules(body: dict[str, Any]) -> Iterator[Problem]:
                 yield from visit(value, f"{path}[{i}]", False)
         elif naming and isinstance(node, str) and PLACEHOLDER.search(node):
             yield "error", path, "placeholder", f"{node!r} holds an unsubstituted placeholder"
+        elif naming and isinstance(node, str) and DIST_PLACEHOLDER in node:
+            yield (
+                "error",
+                path,
+                DIST_PLACEHOLDER_RULE,
+                f"{node!r} is the shipped dist/'s placeholder, not yours: render your own folder with "
+                "verl-grpo synth --profile <profile> -f my.yaml -o DIR, and apply or commit that",
+            )
 
     yield from visit(body, "", False)
 
