@@ -27,10 +27,12 @@ def validator():
 
 @functools.cache
 def with_networks(profile: str) -> list[dict]:
-    """dist/<profile>'s objects plus the Network objects scripts/40-rdma.sh applies beside them."""
+    """dist/<profile>'s objects plus the Network objects scripts/40-rdma.sh applies beside them, with
+    a bucket of one's own (dist/'s placeholder is refused: dist-placeholder)."""
     from ..conftest import render_one
 
-    return [o.manifest for o in render_one("network.createObjects=true", profile=profile).objects]
+    sets = "network.createObjects=true,storage.bucket=my-training-bucket"
+    return [o.manifest for o in render_one(sets, profile=profile).objects]
 
 
 def dist_object(profile: str, kind: str) -> dict:

@@ -29,7 +29,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         checked = spec(args, profile, deploying=True)
         env = shell_env(checked, profile, args.network_base or DEFAULT_NETWORK_BASE)
-    except ValueError as e:
+    except Problems:
+        raise  # each problem its own line, as every verb prints them
+    except ValueError as e:  # shell_env's own refusals
         raise Problems([error(VALUES, "", str(e))]) from e
     sys.stdout.write(render_env(env))
     return 0

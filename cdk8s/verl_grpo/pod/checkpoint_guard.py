@@ -207,8 +207,9 @@ def world_problems(root: str, step: int | None, world: int) -> list[str]:
 def prune(root: str, resume: int | None, keep: int, kinds: tuple[str, ...] = KINDS) -> list[str]:
     """Delete what verl's in-memory retention forgets after a restart: complete checkpoints below
     the resume step beyond the `keep` newest, and incomplete ones below it. Nothing above it (an
-    uncommitted save verl will write again) and never the resume step itself."""
-    if resume is None:
+    uncommitted save verl will write again) and never the resume step itself. `keep` 0: no
+    pruning (the pre-flight's --keep default, for a run by hand)."""
+    if resume is None or keep <= 0:
         return []
     older = [s for s in steps(root) if s < resume]
     complete = [s for s in older if not missing(folder(root, s), kinds)]

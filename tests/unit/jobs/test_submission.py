@@ -26,7 +26,7 @@ def test_submit_refuses_a_rayjob_profile_before_connecting() -> None:
 
 
 def test_submit_refuses_bad_values_like_synth(tmp_path) -> None:
-    values = tmp_path / "values.yaml"  # a values file: --set would need Helm's parser (Go, a tier's)
+    values = tmp_path / "values.yaml"
     values.write_text("workerGroups:\n  gpu-group: {replicas: 0}\n")
     done = cli("submit", "-f", str(values), "--address", "127.0.0.1:9")
     assert done.returncode == 1 and "workerGroups" in done.stderr and "cannot reach" not in done.stderr

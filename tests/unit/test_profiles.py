@@ -1,0 +1,66 @@
+"""profiles.py: the shipped profiles (GPU type x cluster mode x run kind) and where each lives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from verl_grpo.facts.machines import gpu_profiles
+from verl_grpo.profiles import EXAMPLE_ZONE, KINDS, MODES, Profile, find_profile, shipped_profiles
+from verl_grpo.yaml_io import load
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_every_gpu_ships_in_each_mode_gke_offers_it_with_both_run_kinds() -> None:
+    """data/gpus/ modes decide: A4X is Standard only, so it has no Autopilot profile."""
+    profiles = shipped_profiles()
+    names = [p.name for p in profiles]
+    assert len(names) == len(set(names))
+    expected = {(g, m, k) for g, gpu in gpu_profiles().items() for m in gpu.modes for k in KINDS}
+    assert {(p.gpu, p.mode, p.kind) for p in profiles} == expected
+    assert {p.mode for p in profiles} <= set(MODES)
+    assert find_profile("a4x-autopilot") is None and find_profile("a4x-standard") is not None
+
+
+def test_names_and_overlay_folders_follow_mode_and_kind() -> None:
+    """Standard RayJob is the GPU's own folder; the others are its variants."""
+    cases = {
+        Profile("b200", "standard", "RayJob"): ("b200-standard", "overlays/b200"),
+        Profile("b200", "standard", "RayCluster"): ("b200-standard-raycluster", "overlays/b200/raycluster"),
+        Profile("h200", "autopilot", "RayJob"): ("h200-autopilot", "overlays/h200/autopilot"),
+        Profile("h200", "autopilot", "RayCluster"): (
+            "h200-autopilot-raycluster",
+            "overlays/h200/autopilot-raycluster",
+        ),
+    }
+    for profile, (name, folder) in cases.items():
+        assert (profile.name, profile.overlay_dir) == (name, folder)
+        assert find_profile(name) == profile
+
+
+def test_each_overlay_s_values_file_is_its_profile_s_layer() -> None:
+    """The committed overlays/<...>/values.yaml hold exactly what `layer()` sets."""
+    for profile in shipped_profiles():
+        values = REPO / profile.overlay_dir / "values.yaml"
+        assert load(values.read_text()) == profile.layer(), profile.name
+
+
+def test_autopilot_layers_carry_the_example_zone_and_a4x_its_reservation_and_dranet() -> None:
+    """Autopilot pins workers to the RDMA zone; A4X comes from a reservation, takes DRANET and
+    splits the rollout over a node's 4 GPUs."""
+    auto = Profile("b200", "autopilot", "RayJob").layer()
+    assert auto["cluster"] == {"mode": "autopilot", "zone": EXAMPLE_ZONE}
+    assert "zone" not in Profile("b200", "standard", "RayJob").layer()["cluster"]
+    a4x = Profile("a4x", "standard", "RayCluster").layer()
+    assert a4x["cluster"]["capacity"] == "reservation" and a4x["cluster"]["reservation"]
+    assert a4x["network"] == {"rdma": "dranet"} and a4x["run"] == {"kind": "RayCluster"}
+    assert gpu_profiles()["a4x"].gpus_per_node % a4x["training"]["tensorParallelSize"] == 0
+
+
+def test_a_layer_is_a_fresh_copy_each_time() -> None:
+    """Merging into one profile's layer must not change the next profile's."""
+    first = Profile("a4x", "standard", "RayJob").layer()
+    first["cluster"]["reservation"] = "mine"
+    first["network"]["rdma"] = "multi-network"
+    again = Profile("a4x", "standard", "RayJob").layer()
+    assert again["cluster"]["reservation"] != "mine" and again["network"]["rdma"] == "dranet"
