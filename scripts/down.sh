@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # Delete, in reverse order, everything up.sh created: the GPU node pool, the cluster, A4X's workload
-# policy, the bucket
-# with everything in it and its IAM binding (unless KEEP_BUCKET=true), both VPCs with their subnets
-# and firewall rule. Says exactly what it will delete, then asks (--yes skips the question only).
-# Variables: PROJECT, REGION, ZONE, CLUSTER (required). KEEP_BUCKET (default: false): true keeps
-# the bucket (model, data, checkpoints) and its IAM binding.
+# policy, the identities' grants on the bucket, both VPCs with their subnets and firewall rule. The
+# bucket (model, data, checkpoints: days of GPU time) stays unless DELETE_BUCKET=true. Says exactly
+# what it will delete, then asks (--yes skips the question only).
+# Variables: PROJECT, REGION, ZONE, CLUSTER (required). DELETE_BUCKET (default: false): true also
+# deletes the bucket with everything in it. KEEP_BUCKET: refused (an earlier release deleted the
+# bucket unless it was true; now the bucket stays by default).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 start_step "$@"
 check_cluster_name
-KEEP_BUCKET=${KEEP_BUCKET:-false}
-[[ $KEEP_BUCKET == true || $KEEP_BUCKET == false ]] || bad KEEP_BUCKET "allowed: true, false"
-if [[ $KEEP_BUCKET == true ]]; then
-  bucket_fate="KEEP bucket gs://$BUCKET and its data"
+[[ -z ${KEEP_BUCKET:-} ]] || bad KEEP_BUCKET "no longer read: the bucket is kept unless DELETE_BUCKET=true"
+DELETE_BUCKET=${DELETE_BUCKET:-false}
+[[ $DELETE_BUCKET == true || $DELETE_BUCKET == false ]] || bad DELETE_BUCKET "allowed: true, false"
+if [[ $DELETE_BUCKET == true ]]; then
+  bucket_fate="DELETE bucket gs://$BUCKET with everything in it (model, data, checkpoints)"
 else
-  bucket_fate="DELETE bucket gs://$BUCKET with everything in it (model, data, checkpoints; KEEP_BUCKET=true keeps it)"
+  bucket_fate="KEEP bucket gs://$BUCKET and its data (DELETE_BUCKET=true deletes it)"
 fi
 confirm "In project $PROJECT: delete cluster $CLUSTER, VPCs $GVNIC_VPC and $RDMA_VPC with their subnets and firewall rule, and $bucket_fate?"
 
@@ -47,7 +49,7 @@ if exists gcloud storage buckets describe "gs://$BUCKET" --project="$PROJECT"; t
     fi
   done < <(bucket_grants)
 fi
-if [[ $KEEP_BUCKET == false ]]; then
+if [[ $DELETE_BUCKET == true ]]; then
   # rm --recursive deletes the objects, the managed folders (no --exclude-managed-folders) and the bucket.
   remove "bucket gs://$BUCKET" gcloud storage buckets describe "gs://$BUCKET" --project="$PROJECT" -- \
     gcloud storage rm --recursive "gs://$BUCKET"

@@ -108,6 +108,7 @@ def test_down_removes_everything_up_created(tmp_path):
         env = script_env(state_dir, tmp_path / profile / "data", PROFILE=profile, **extra)
         up = run_script("up.sh", env, *profile_values(profile))
         assert up.returncode == 0, up.stderr
+        env["DELETE_BUCKET"] = "true"  # the bucket too (it stays by default)
         done = run_script("down.sh", env, *profile_values(profile), "--yes")
         assert done.returncode == 0, done.stderr
         state = json.loads((state_dir / "state.json").read_text())
@@ -369,19 +370,19 @@ def test_network_objects_have_one_owner_and_follow_the_users_values(tmp_path):
     assert owned_keys & set(applied) == set(applied)
 
 
-@pytest.mark.parametrize("keep", [None, "true", "false"])
-def test_down_says_exactly_what_it_deletes(tmp_path, keep):
+@pytest.mark.parametrize("delete", [None, "true", "false"])
+def test_down_says_exactly_what_it_deletes_and_keeps_the_bucket_unless_told(tmp_path, delete):
     env = script_env(tmp_path / "state", tmp_path / "data")
     assert run_script("up.sh", env).returncode == 0
-    if keep is not None:
-        env["KEEP_BUCKET"] = keep
+    if delete is not None:
+        env["DELETE_BUCKET"] = delete
     before = len(calls(tmp_path / "state"))
     done = run_script("down.sh", env, stdin="y\n")
     assert done.returncode == 0, done.stderr
     (prompt,) = [line for line in done.stderr.splitlines() if "[y/N]" in line]
     deleted = [c["args"] for c in mutating(calls(tmp_path / "state")[before:])]
     bucket_deleted = ["storage", "rm", "--recursive", "gs://my-verl-bucket"] in deleted
-    assert bucket_deleted == (keep != "true")
+    assert bucket_deleted == (delete == "true")
     if bucket_deleted:
         assert "DELETE bucket gs://my-verl-bucket with everything in it" in prompt
     else:
@@ -390,10 +391,17 @@ def test_down_says_exactly_what_it_deletes(tmp_path, keep):
     assert any(a[:3] == ["container", "clusters", "delete"] for a in deleted)
 
 
-def test_down_refuses_an_unclear_keep_bucket(tmp_path):
-    env = script_env(tmp_path / "state", tmp_path / "data", KEEP_BUCKET="yes")
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("DELETE_BUCKET", "yes", "DELETE_BUCKET=yes: allowed: true, false"),
+        ("KEEP_BUCKET", "true", "KEEP_BUCKET=true: no longer read: the bucket is kept unless DELETE_BUCKET=true"),
+    ],
+)
+def test_down_refuses_an_unclear_bucket_setting(tmp_path, variable, value, message):
+    env = script_env(tmp_path / "state", tmp_path / "data", **{variable: value})
     done = run_script("down.sh", env, "--yes")
-    assert done.returncode == 1 and "KEEP_BUCKET=yes: allowed: true, false" in done.stderr
+    assert done.returncode == 1 and message in done.stderr
     assert mutating(calls(tmp_path / "state")) == []
 
 
