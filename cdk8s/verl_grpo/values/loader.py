@@ -18,7 +18,7 @@ from ..problems import VALUES, Problem, Problems, did_you_mean, error
 from ..yaml_io import TooLarge, load_all_limited
 from .helm_sets import apply_sets
 from .helm_yaml import HelmValuesLoader
-from .model import Values
+from .model import PATTERN_RULES, Values
 from .schema import values_schema
 from .worker_groups import as_map
 
@@ -138,6 +138,8 @@ def _describe(found: jsonschema.ValidationError) -> list[Problem]:
             return [error(VALUES, path, f"{found.message} ({why}; give every required field)")]
         return [error(VALUES, path, f"{found.message} (a key set to null is deleted, as in Helm)")]
     hint = found.schema.get("description", "")
+    if found.validator == "pattern" and (rule := PATTERN_RULES.get(found.validator_value)):
+        return [error(VALUES, path, f"{found.instance!r} is not allowed: {rule}")]
     if found.validator == "type" and _numeric_text(found.instance):
         hint = f"Helm's --set reads decimals as text: use --set-json {path}={found.instance}"
     return [error(VALUES, path, found.message + (f" ({hint})" if hint else ""))]

@@ -41,6 +41,20 @@ LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
 # One line of text without control characters (YAML and the shell would mangle them).
 PRINTABLE_LINE = r"^[^\x00-\x1f\x7f-\x9f]*$"
 
+# Each pattern's rule in words, for the one line a value that misses it gets (values/loader.py);
+# Helm's own schema check names the pattern itself.
+PATTERN_RULES = {
+    BUCKET_OR_UNSET: "a bucket name is 3 to 63 lowercase letters, digits, '-', '_' and '.', starting and "
+    "ending with a letter or digit, without gs:// (https://cloud.google.com/storage/docs/buckets#naming)",
+    DNS1035: "lowercase letters, digits and '-', starting with a letter and ending with a letter or digit",
+    QUANTITY: "a Kubernetes quantity such as 768Gi, 500m or 8",
+    QUANTITY_OR_DERIVED: "a Kubernetes quantity such as 768Gi, 500m or 8, or empty (derived)",
+    BUCKET_PATH: "a path in the bucket: relative, no segment starting with '.', no slash at either end",
+    ABS_PATH: "an absolute path of letters, digits, '_', '-' and '.'",
+    IMAGE_REPOSITORY: "an image repository in lowercase, such as us-docker.pkg.dev/my-project/verl/verl",
+    IMAGE_TAG: "an image tag: letters, digits, '_', '.' and '-', at most 128, not starting with '.' or '-'",
+}
+
 GpuType = Literal[tuple(gpu_profiles())]  # type: ignore[valid-type]
 CpuMachineType = Literal[tuple(cpu_machines())]  # type: ignore[valid-type]
 

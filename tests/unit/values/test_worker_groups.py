@@ -148,7 +148,7 @@ def test_an_explicit_worker_size_must_fit_every_groups_machine() -> None:
         ),
         (
             "workerGroups.gpu-group=null,workerGroups.Big.replicas=1",
-            "workerGroups: 'Big' does not match '^[a-z]([-a-z0-9]*[a-z0-9])?$'",
+            "workerGroups: 'Big' is not allowed: lowercase letters, digits and '-', starting with a letter",
         ),
         (
             "workerGroups.gpu-group=null",
