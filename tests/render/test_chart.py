@@ -227,6 +227,11 @@ def test_install_dry_run_prints_notes_with_next_commands(overlay):
         ]
         assert job["metadata"]["name"].startswith("lab-grpo-001-")
         assert f"kubectl get rayjob {job['metadata']['name']} -n team-a -w" in notes
+    # the data-prep Job that runs first (dataPrep.enabled, the default), by the name it has
+    manifest = done.stdout.split("MANIFEST:", 1)[1].split("NOTES:", 1)[0]
+    (prep,) = [o["metadata"]["name"] for o in load_all(manifest) if o.get("kind") == "Job"]
+    assert f"First the data-prep Job {prep} fills the bucket" in notes
+    assert f"kubectl logs -n team-a job/{prep} -f" in notes
 
 
 @pytest.mark.parametrize("helm", HELMS)
