@@ -84,9 +84,16 @@ def run(args: argparse.Namespace) -> int:
 def _run_logs_url(args: argparse.Namespace) -> str:
     """A run's name: its logs' folder in the bucket, by the same values as its manifests."""
     from ..constructs.runtime_env import logs_url
+    from ..jobs.errors import JobsError
 
     args.set = [*getattr(args, "set", []), f"run.name={args.source}"]
-    return logs_url(spec(args, one_profile(args), deploying=False))
+    checked = spec(args, one_profile(args), deploying=False)
+    if not checked.values.storage.bucket:
+        raise JobsError(
+            f"storage.bucket: not set: the logs of run {args.source!r} are in your bucket; give the values "
+            "you deployed with (-f my.yaml, or --set storage.bucket=NAME), or the logs' gs:// URL or a folder"
+        )
+    return logs_url(checked)
 
 
 def _folder_texts(folder: Path) -> dict[str, str]:

@@ -72,3 +72,14 @@ def test_kubectl_reads_the_namespaces_events_and_rayjobs(tmp_path):
     assert "roles/artifactregistry.reader" in done.stdout  # the 403 the events show
     assert [c["args"][:2] for c in calls(state)] == [["get", "events"], ["get", "rayjobs"]]
     assert all("team-a" in c["args"] for c in calls(state))
+
+
+def test_a_run_name_without_a_bucket_says_so_before_any_gcloud(tmp_path, capsys, monkeypatch) -> None:
+    """A run's name finds its logs in the values' bucket: with none given, one line that says how to
+    give it, not gcloud's complaint about gs:///... (nothing is run)."""
+    from verl_grpo.cli import main
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no gcloud: the refusal must come first
+    assert main(["postmortem", "grpo-001"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "storage.bucket: not set" in err and "gs:///" not in err, err
