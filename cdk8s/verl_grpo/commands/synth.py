@@ -19,12 +19,14 @@ def add(verbs: argparse._SubParsersAction) -> None:
         + ", ".join(s.name for s in shipped_profiles()),
     )
     values_flags(p)
+    # Required: the repository's dist/ is the generator's (`verl-grpo generate`), with a placeholder
+    # bucket; a default there would overwrite it with the user's values.
     p.add_argument(
         "-o",
         "--output",
-        default="dist",
+        required=True,
         metavar="DIR",
-        help="write DIR/<profile>/ (default: dist); '-' prints one profile to stdout",
+        help="write DIR/<profile>/ (your folder, e.g. deploy/ for GitOps); '-' prints one profile to stdout",
     )
     p.set_defaults(run=run)
 

@@ -82,3 +82,14 @@ def test_values_without_a_bucket_are_refused_in_one_line_and_nothing_is_written(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("error: b200-standard: storage.bucket: not set")
     assert not out.exists()
+
+
+def test_without_an_output_folder_nothing_is_written(tmp_path, monkeypatch, capsys) -> None:
+    """-o is required: the checkout's dist/ is the generator's (placeholder bucket), and a default
+    there once overwrote it with the user's values. A usage error, one line, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as usage:
+        main(["synth", "--profile", "h200-standard", "--set", "storage.bucket=my-training-bucket"])
+    assert usage.value.code == 2
+    assert "the following arguments are required: -o/--output" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
