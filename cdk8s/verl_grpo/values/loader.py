@@ -63,8 +63,7 @@ def read_values_file(path: Path) -> dict[str, Any]:
     except TooLarge as e:
         raise _refused(str(path), f"refused: {e}") from e
     except yaml.YAMLError as e:
-        first = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise _refused(str(path), f"not valid YAML: {first}") from e
+        raise _refused(str(path), f"not valid YAML: {yaml_error(e)}") from e
     if len(docs) > 1:
         raise _refused(str(path), f"holds {len(docs)} YAML documents; a values file holds one")
     data = docs[0] if docs else None
@@ -91,6 +90,15 @@ def merge_layers(
     if sets:
         user = apply_sets(user, sets)
     return deep_merge(default_values(), user) if defaults else user
+
+
+def yaml_error(e: yaml.YAMLError) -> str:
+    """PyYAML's error on one line, where it is first: `line L, column C: problem (context)`."""
+    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+    problem = getattr(e, "problem", None) or (str(e).splitlines() or [type(e).__name__])[0]
+    context = getattr(e, "context", None)
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+    return where + problem + (f" ({context})" if context else "")
 
 
 def validate(merged: dict[str, Any]) -> Values:

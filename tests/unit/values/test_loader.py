@@ -192,3 +192,15 @@ def test_values_that_contradict_the_profile_are_refused(tmp_path):
         assert [p.key for p in found.value.problems] == [key]
         assert "contradicts the profile's" in found.value.problems[0].message
     assert load_values(h200, sets=["gpu.type=h200", "cluster.zone=us-central1-c"]).gpu.type == "h200"
+
+
+def test_a_yaml_error_names_its_line_and_column(tmp_path):
+    """Where the file breaks, as a user looks for it: `line L, column C: problem (context)`."""
+    bad = tmp_path / "my.yaml"
+    bad.write_text("storage:\n  bucket: a\n bad: 1\n")
+    with pytest.raises(Problems) as err:
+        load_values(None, [bad])
+    (problem,) = err.value.problems
+    assert problem.message == (
+        "not valid YAML: line 3, column 2: did not find expected key (while parsing a block mapping)"
+    )
