@@ -93,8 +93,8 @@ def test_lists_replace_and_null_deletes_as_in_helm():
         (["gpu.type=gb300"], "gpu.type: 'gb300' is not one of ['a4x', 'b200', 'h200']"),
         (["run.name=Run_1"], "run.name: 'Run_1' is not allowed: lowercase letters, digits and '-', starting"),
         # the naming rule in words, not the pattern (Cloud Storage's bucket naming rules)
-        (["storage.bucket=gs://my-bucket"], "storage.bucket: 'gs://my-bucket' is not allowed: a bucket name is"),
-        (["storage.bucket=MyBucket"], "'MyBucket' is not allowed: a bucket name is 3 to 63 lowercase letters"),
+        (["storage.bucket=gs://my-bucket"], "storage.bucket: 'gs://my-bucket' is not allowed: a bucket"),
+        (["storage.bucket=MyBucket"], "'MyBucket' is not allowed: a bucket name is 3 to 63 lowercase"),
         (["worker.memory=lots"], "worker.memory: 'lots' is not allowed: a Kubernetes quantity such as 768Gi"),
         (["cluster.mode=gke"], "cluster.mode: 'gke' is not one of ['standard', 'autopilot']"),
         (["training=null"], "'training' is a required property"),
