@@ -395,7 +395,7 @@ def test_down_says_exactly_what_it_deletes_and_keeps_the_bucket_unless_told(tmp_
     ("variable", "value", "message"),
     [
         ("DELETE_BUCKET", "yes", "DELETE_BUCKET=yes: allowed: true, false"),
-        ("KEEP_BUCKET", "true", "KEEP_BUCKET=true: no longer read: the bucket is kept unless DELETE_BUCKET=true"),
+        ("KEEP_BUCKET", "true", "KEEP_BUCKET=true: no longer read: the bucket is kept unless DELETE_BUCKET"),
     ],
 )
 def test_down_refuses_an_unclear_bucket_setting(tmp_path, variable, value, message):
