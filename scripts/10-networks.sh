@@ -2,8 +2,8 @@
 # Step 1: the networks.
 # Creates: the gVNIC VPC <network.prefix>-gvnic-net, its subnet and internal firewall rule; the RDMA
 # VPC <network.prefix>-rdma-net on the zone's RoCE profile with a subnet per RDMA NIC of the machine
-# (8 on A4 and A3 Ultra, 4 on A4X). Ranges are cut from network.base in the values (verl-grpo env)
-# so they never overlap. With network.rdma dranet: nothing (the GPU pool's accelerator network
+# (8 on A4 and A3 Ultra, 4 on A4X). Ranges are /24s cut in NIC order from one /16, 10.100.0.0/16
+# (verl-grpo env: GVNIC_RANGE, RDMA_RANGES), so they never overlap. With network.rdma dranet: nothing (the GPU pool's accelerator network
 # profile makes its networks, facts/networks.py).
 # Variables: PROJECT, REGION, ZONE (required).
 set -euo pipefail

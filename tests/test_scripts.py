@@ -542,3 +542,24 @@ def test_profile_in_the_environment_and_a_different_flag_are_refused(tmp_path):
     assert "--profile b200-standard differs from PROFILE=h200-standard" in done.stderr
     assert calls(tmp_path / "state") == []
     assert run_script("10-networks.sh", env, "--profile", "h200-standard", "--dry-run").returncode == 0
+
+
+@pytest.mark.parametrize(
+    "script", sorted(p.name for p in (REPO / "scripts").glob("*.sh") if p.name != "lib.sh")
+)
+def test_every_values_key_a_scripts_help_cites_exists(script):
+    """A `--help` that names a values key (`network.prefix`) names one the values have: a key that
+    does not exist sends a user looking for a setting there is none of."""
+    schema = json.loads((REPO / "charts" / "verl-grpo" / "values.schema.json").read_text())
+    done = subprocess.run(
+        [str(REPO / "scripts" / script), "--help"], capture_output=True, text=True, check=False
+    )
+    cited = set(re.findall(r"\b([a-z][A-Za-z]*(?:\.[a-z][A-Za-z]*)+)\b", done.stdout))
+    missing = []
+    for key in sorted(k for k in cited if k.split(".")[0] in schema["properties"]):
+        node = schema
+        for part in key.split("."):
+            node = (node.get("properties") or {}).get(part) or node.get("additionalProperties") or {}
+        if not node:
+            missing.append(key)
+    assert missing == [], f"{script} --help cites values keys that do not exist: {missing}"
