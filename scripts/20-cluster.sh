@@ -6,8 +6,9 @@
 # it). Autopilot: the same features, nodes come from the pods' requests. Then checks that the Ray
 # add-on's CRDs are those of kuberay.version. Needs kubectl.
 # Variables: PROJECT, REGION, ZONE, CLUSTER (required).
-#   GKE_VERSION (default: the newest of RELEASE_CHANNEL), like 1.33.5-gke.1162000 and at least the
-#   floor of the profile's features (MIN_GKE_VERSION from verl-grpo env).
+#   GKE_VERSION (default: the newest of RELEASE_CHANNEL), like 1.33.5-gke.1162000, one the channel
+#   offers in REGION, and at least the floor of the profile's features (MIN_GKE_VERSION from
+#   verl-grpo env).
 #   RELEASE_CHANNEL (default: regular): rapid, regular, stable or extended.
 #   KUBERAY_CRD_POLL_S (default: 15): seconds between 20 looks for the add-on's CRDs.
 set -euo pipefail
@@ -19,17 +20,34 @@ require_tools kubectl
 RELEASE_CHANNEL=${RELEASE_CHANNEL:-regular}
 [[ $RELEASE_CHANNEL =~ ^(rapid|regular|stable|extended)$ ]] ||
   bad RELEASE_CHANNEL "allowed: rapid, regular, stable, extended"
+# What the channel offers in the region (get-server-config lists channels.validVersions): a version it
+# does not offer fails `clusters create` after the networks exist. A dry run without credentials
+# cannot ask, and prints the create with what it was given.
+if offered=$(gcloud container get-server-config --project="$PROJECT" --location="$REGION" \
+  --flatten=channels --filter="channels.channel=${RELEASE_CHANNEL^^}" \
+  --format='value(channels.validVersions)' 2>/dev/null); then
+  offered=$(tr ';' '\n' <<<"$offered" | sed '/^$/d' | sort -V)
+  [[ -n $offered ]] || die "no GKE version listed for RELEASE_CHANNEL=$RELEASE_CHANNEL in $REGION; set another channel ($SETTINGS_DOC)"
+elif [[ $DRY_RUN == true ]]; then
+  offered=""
+  log "--dry-run: GKE's versions in $REGION not read (no credentials): GKE_VERSION is not checked against them"
+else
+  die "cannot list GKE's versions in $REGION: gcloud container get-server-config failed"
+fi
 if [[ -z ${GKE_VERSION:-} ]]; then
-  # The newest version the channel offers (get-server-config lists channels.validVersions).
-  GKE_VERSION=$(gcloud container get-server-config --project="$PROJECT" --location="$REGION" \
-    --flatten=channels --filter="channels.channel=${RELEASE_CHANNEL^^}" \
-    --format='value(channels.validVersions)' | tr ';' '\n' | sort -V | tail -n1)
-  [[ -n $GKE_VERSION ]] || die "no GKE version listed for RELEASE_CHANNEL=$RELEASE_CHANNEL in $REGION; set GKE_VERSION ($SETTINGS_DOC)"
-  log "GKE_VERSION=$GKE_VERSION (newest in the $RELEASE_CHANNEL channel)"
+  GKE_VERSION=$(tail -n1 <<<"$offered")
+  if [[ -n $GKE_VERSION ]]; then
+    log "GKE_VERSION=$GKE_VERSION (newest in the $RELEASE_CHANNEL channel)"
+  else
+    GKE_VERSION=$MIN_GKE_VERSION
+    log "--dry-run: GKE_VERSION=$GKE_VERSION shown (the floor); the run takes the channel's newest"
+  fi
 fi
 [[ $GKE_VERSION =~ ^[0-9]+\.[0-9]+\.[0-9]+-gke\.[0-9]+$ ]] || bad GKE_VERSION "is not like 1.33.5-gke.1162000"
 version_at_least "$GKE_VERSION" "$MIN_GKE_VERSION" ||
   bad GKE_VERSION "is below $MIN_GKE_VERSION, needed by $MIN_GKE_FEATURE"
+[[ -z $offered ]] || grep -qxF "$GKE_VERSION" <<<"$offered" ||
+  bad GKE_VERSION "is not offered in the $RELEASE_CHANNEL channel in $REGION (newest: $(tail -n3 <<<"$offered" | paste -sd' '))"
 inputs_checked
 
 describe=(gcloud container clusters describe "$CLUSTER" --project="$PROJECT" --location="$REGION")

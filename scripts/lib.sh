@@ -72,8 +72,15 @@ require_tools() {
 }
 
 # gcloud with an account that can get a token; checked once per run of up.sh.
+# --dry-run prints every command without them: its reads then count as finding nothing.
 require_credentials() {
   [[ ${VERL_CREDENTIALS_CHECKED:-} == "$PROJECT" ]] && return 0
+  if [[ $DRY_RUN == true ]]; then
+    gcloud auth print-access-token --quiet >/dev/null 2>&1 ||
+      log "--dry-run without gcloud credentials: every resource reads as absent, so every create is printed"
+    export VERL_CREDENTIALS_CHECKED=$PROJECT
+    return 0
+  fi
   gcloud auth print-access-token --quiet >/dev/null 2>&1 ||
     die "gcloud has no usable credentials: run gcloud auth login ($PREREQUISITES_DOC)"
   export VERL_CREDENTIALS_CHECKED=$PROJECT

@@ -139,6 +139,13 @@ def test_down_asks_first(tmp_path):
         ("20-cluster.sh", {"GKE_VERSION": "1.33"}, "is not like 1.33.5-gke.1162000"),
         ("20-cluster.sh", {"RELEASE_CHANNEL": "fast"}, "allowed: rapid, regular, stable, extended"),
         ("20-cluster.sh", {"FAKE_GKE_VERSIONS": ""}, "no GKE version listed for RELEASE_CHANNEL=regular"),
+        # a pinned version that went stale: refused before anything exists, with what is offered
+        (
+            "20-cluster.sh",
+            {"GKE_VERSION": "1.33.5-gke.1932000"},
+            "is not offered in the regular channel in us-central1 (newest: 1.33.0-gke.1000000 "
+            "1.33.5-gke.1162000 1.34.1-gke.1431000)",
+        ),
         ("30-gpu-pool.sh", {"CAPACITY": "reservation"}, "differs from cluster.capacity=spot"),
         ("60-data.sh", {"GSM8K_DIR": "/nonexistent"}, "has no train.parquet"),
     ],
@@ -563,3 +570,16 @@ def test_every_values_key_a_scripts_help_cites_exists(script):
         if not node:
             missing.append(key)
     assert missing == [], f"{script} --help cites values keys that do not exist: {missing}"
+
+
+def test_a_dry_run_without_credentials_prints_every_command(tmp_path):
+    """--dry-run needs no account: gcloud's reads fail as they do without one (the fake refuses every
+    call), each resource counts as absent, and every create is printed; nothing runs."""
+    env = script_env(tmp_path / "state", tmp_path / "data", FAKE_NO_CREDENTIALS="1")
+    done = run_script("up.sh", env, "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert "--dry-run without gcloud credentials" in done.stderr
+    printed = [line for line in done.stderr.splitlines() if line.startswith("+ ")]
+    for created in ("compute networks create", "container clusters create", "node-pools create"):
+        assert any(created in line for line in printed), created
+    assert mutating(calls(tmp_path / "state")) == []

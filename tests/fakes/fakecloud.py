@@ -10,7 +10,7 @@ keeps state (what exists) and fails on demand.
     FAKE_GKE_VERSIONS   what `gcloud container get-server-config` lists for any channel (';'-separated)
     FAKE_SUB_BLOCKS     a reservation's healthy sub-blocks, "BLOCK/SUB/COUNT/IN_USE ..." (any reservation):
                         what `compute reservations blocks list` and `sub-blocks list --block-name` print
-    FAKE_NO_CREDENTIALS `gcloud auth print-access-token` fails as gcloud does without an account
+    FAKE_NO_CREDENTIALS every gcloud call fails as gcloud does without an account
     FAKE_GIT_COMMIT     what `git rev-parse HEAD` prints (default: the commit facts/pins.py pins)
     FAKE_KUBERAY        the KubeRay release of GKE's Ray add-on (default: kuberay.py's DEFAULT_VERSION):
                         `kubectl get crd rayclusters.ray.io rayjobs.ray.io -o yaml` prints CRDs with that
@@ -115,6 +115,11 @@ def gcloud(cloud: Cloud, args: list[str]) -> int:
             return 1
         print("fake-token")
         return 0
+    if os.environ.get("FAKE_NO_CREDENTIALS"):  # as gcloud: every call that needs an account fails
+        command = ".".join(w for w in words[:3] if not w.startswith("-"))
+        selected = "You do not currently have an active account selected."
+        print(f"ERROR: (gcloud.{command}) {selected}", file=sys.stderr)
+        return 1
     if words[0] in ("alpha", "beta"):  # a release track, not part of the resource's name
         words = words[1:]
     verb_at = next(i for i, w in enumerate(words) if w in GCLOUD_VERBS or (w == "describe"))
