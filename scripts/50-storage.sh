@@ -5,8 +5,9 @@
 # checkpoint folder, the data-prep Job only the model, data and verl folders) and, when HF_TOKEN_FILE is set, the Hugging Face token Secret. The token is read
 # from that file (or standard input with HF_TOKEN_FILE=-), never from the command line, never
 # printed. With ray.auth: token, the Ray token Secret <release>-ray-token (key auth_token) with a
-# random token made here, piped to kubectl, never printed. The Kubernetes service account itself
-# comes with the manifests (helm or kubectl apply).
+# random token made here, piped to kubectl, never printed. The Secrets and the bindings name the
+# release's namespace (-n NS; default: default), created here when a Secret needs it. The
+# Kubernetes service account itself comes with the manifests (helm -n NS, or kubectl apply).
 # Variables: PROJECT, REGION, ZONE (required). HF_TOKEN_FILE (default: none; then also CLUSTER and
 # kubectl).
 set -euo pipefail
@@ -44,6 +45,8 @@ done < <(bucket_grants)
 
 if [[ -n ${HF_TOKEN_FILE:-} || -n $RAY_TOKEN_SECRET ]]; then
   run gcloud container clusters get-credentials "$CLUSTER" --project="$PROJECT" --location="$REGION"
+  # The Secrets go where the release will be installed (-n/NAMESPACE; helm install -n the same).
+  ensure "namespace $NAMESPACE" kubectl get namespace "$NAMESPACE" -- kubectl create namespace "$NAMESPACE"
 fi
 if [[ -n $RAY_TOKEN_SECRET ]]; then
   # 48 random bytes, URL-safe; KubeRay gives it to every Ray container (authOptions.secretName).

@@ -21,6 +21,8 @@ usage() {
 Flags: --dry-run (print commands, change nothing)  --check (check every input, call nothing that
        creates or bills, exit)  --yes (do not ask)
        --profile NAME (default: \$PROFILE or b200-standard)  -f/--values FILE
+       -n/--namespace NS (default: \$NAMESPACE or default): the release's namespace (helm -n NS);
+       the bucket grants name its service accounts (ns/NS/sa/...)
        --set, --set-string, --set-json, --set-file, --set-literal KEY=VALUE (as helm)
 Every script reads PROJECT, REGION, ZONE (required; ZONE may come from cluster.zone) and the
 values (bucket, network prefix, namespace, capacity: verl-grpo env). Details: $SETTINGS_DOC.
@@ -38,6 +40,12 @@ parse_flags() {
         [[ -z ${PROFILE:-} || $PROFILE == "$2" ]] ||
           die "--profile $2 differs from PROFILE=$PROFILE in the environment: unset PROFILE or drop --profile"
         PROFILE=$2
+        shift
+        ;;
+      -n | --namespace)
+        [[ -z ${NAMESPACE:-} || $NAMESPACE == "$2" ]] ||
+          die "$1 $2 differs from NAMESPACE=$NAMESPACE in the environment: unset NAMESPACE or drop $1"
+        NAMESPACE=$2
         shift
         ;;
       -f | --values) VALUES_ARGS+=(-f "$2"); shift ;;

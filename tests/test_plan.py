@@ -168,3 +168,14 @@ def test_plan_says_which_nccl_each_modes_installer_leaves(capsys):
     }
     assert "2da1c92" in pins["h200-standard"] and "the workers run the image's NCCL" in pins["h200-standard"]
     assert "155bfa4" in pins["h200-autopilot"] and "gIB's NCCL build" in pins["h200-autopilot"]
+
+
+def test_plan_names_the_namespace_the_grants_and_the_install_must_share(capsys):
+    """One namespace on every path: plan -n says which Workload Identity subjects the scripts'
+    grants name and how to install there (helm -n, scripts -n)."""
+    from verl_grpo.cli import main
+
+    assert main(["plan", "--profile", "h200-standard", "-n", "ml", "-o", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)["security"]["namespace"]
+    assert row.startswith("ml: Workload Identity ns/ml/sa/verl-ksa and ns/ml/sa/verl-ksa-data-prep")
+    assert "helm -n ml" in row and "scripts with -n ml" in row

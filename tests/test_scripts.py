@@ -583,3 +583,21 @@ def test_a_dry_run_without_credentials_prints_every_command(tmp_path):
     for created in ("compute networks create", "container clusters create", "node-pools create"):
         assert any(created in line for line in printed), created
     assert mutating(calls(tmp_path / "state")) == []
+
+
+def test_the_namespace_is_one_flag_the_grants_and_secrets_follow(tmp_path):
+    """`-n ml` (helm install -n ml's namespace): the bucket grants name ns/ml/sa/..., the token
+    Secret goes to ml, which is created first (the fake API server, as the real one, refuses a
+    Secret in a namespace that does not exist); NAMESPACE and a different -n are refused."""
+    token = tmp_path / "token"
+    token.write_text("hf_token")
+    env = script_env(tmp_path / "state", tmp_path / "data", HF_TOKEN_FILE=str(token))
+    done = run_script("up.sh", env, "-n", "ml")
+    assert done.returncode == 0, done.stderr
+    state = json.loads((tmp_path / "state" / "state.json").read_text())
+    assert {"k8s namespace ml", "k8s secret ml/hf-token"} <= set(state["resources"]), state["resources"]
+    members = {member for _, member, _ in state["iam"]}
+    assert members and all("/subject/ns/ml/sa/" in m for m in members), members
+    env["NAMESPACE"] = "team-a"
+    done = run_script("50-storage.sh", env, "-n", "ml")
+    assert done.returncode == 1 and "-n ml differs from NAMESPACE=team-a" in done.stderr

@@ -264,8 +264,13 @@ def kubectl(cloud: Cloud, args: list[str]) -> int:
     if verb == "get" and " ".join(words[:2]) in cloud.state.get("outputs", {}):
         sys.stdout.write(cloud.state["outputs"][" ".join(words[:2])])  # a canned answer (events, lists)
         return 0
+    if verb == "get" and words[1] == "namespace":
+        return 0 if namespace_exists(cloud, words[2]) else 1
     if verb == "get":
-        return 0 if f"k8s {words[1]} {namespace}/{words[2]}" in cloud.state["resources"] else 1
+        return 0 if k8s_key(words[1], namespace, words[2]) in cloud.state["resources"] else 1
+    if verb == "create" and words[1] != "namespace" and not namespace_exists(cloud, namespace):
+        print(f'Error from server (NotFound): namespaces "{namespace}" not found', file=sys.stderr)
+        return 1  # as the API server: a namespaced object needs its namespace
     cloud.mutate()
     if verb == "apply":
         record_applied(cloud, args)
@@ -275,8 +280,21 @@ def kubectl(cloud: Cloud, args: list[str]) -> int:
         for a in args:  # read what --from-file points at, as kubectl would (the content is not recorded)
             if a.startswith("--from-file=") and a.split("=", 2)[-1] == "/dev/stdin":
                 sys.stdin.read()
-        cloud.add(f"k8s {kind} {namespace}/{name}")
+        cloud.add(k8s_key(kind, namespace, name))
     return 0
+
+
+# The namespaces a cluster starts with (kubectl get namespaces on a new cluster).
+BUILT_IN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+def k8s_key(kind: str, namespace: str, name: str) -> str:
+    """A Kubernetes object as state.json keeps it (a namespace by its name alone)."""
+    return f"k8s namespace {name}" if kind == "namespace" else f"k8s {kind} {namespace}/{name}"
+
+
+def namespace_exists(cloud: Cloud, name: str) -> bool:
+    return name in BUILT_IN_NAMESPACES or k8s_key("namespace", "", name) in cloud.state["resources"]
 
 
 def kuberay_crds(cloud: Cloud, names: list[str]) -> int:

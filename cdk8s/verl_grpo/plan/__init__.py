@@ -194,7 +194,12 @@ def security(spec: DeploySpec) -> dict[str, Any]:
             f"none: token auth needs {' and '.join(missing)}; the NetworkPolicy keeps the dashboard "
             "to the release's pods, the operator and port-forward"
         )
+    ns, ksa = spec.release.namespace, v.service_account.name
     return {
+        # The one namespace every path names: the bucket grants the scripts make (scripts/lib.sh
+        # wi_member: ns/<NAMESPACE>/sa/<name>) and where Helm installs the service accounts.
+        "namespace": f"{ns}: Workload Identity ns/{ns}/sa/{ksa} and ns/{ns}/sa/{ksa}-data-prep; install "
+        f"with helm -n {ns} (or synth -n {ns}) and run the scripts with -n {ns}, whose grants name these",
         "ray_auth": auth,
         "network_policy": "in: the release's pods, the operator on 8265; out: the release's pods, DNS, "
         "the metadata server, HTTPS outside " + ", ".join(v.network_policy.cluster_cidrs),
