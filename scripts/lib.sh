@@ -25,7 +25,7 @@ Flags: --dry-run (print commands, change nothing)  --check (check every input, c
        the bucket grants name its service accounts (ns/NS/sa/...)
        --set, --set-string, --set-json, --set-file, --set-literal KEY=VALUE (as helm)
 Every script reads PROJECT, REGION, ZONE (required; ZONE may come from cluster.zone) and the
-values (bucket, network prefix, namespace, capacity: verl-grpo env). Details: $SETTINGS_DOC.
+values (bucket, network prefix, capacity: verl-grpo env). Details: $SETTINGS_DOC.
 USAGE
 }
 

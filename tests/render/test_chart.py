@@ -215,6 +215,7 @@ def test_install_dry_run_prints_notes_with_next_commands(overlay):
     assert done.returncode == 0, done.stderr
     notes = done.stdout.split("NOTES:", 1)[1]
     assert "Installed lab in namespace team-a" in notes
+    assert "as ns/team-a/sa/verl-ksa" in notes and "scripts/up.sh -n team-a" in notes  # one namespace
     assert "kubectl port-forward -n team-a" in notes and "8265:8265" in notes
     assert "Checkpoints: gs://replace-me-with-your-bucket/checkpoints/verl-grpo/grpo-001/" in notes
     if overlay.endswith("raycluster"):
