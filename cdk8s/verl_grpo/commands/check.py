@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..problems import Problem
 from .flags import (
     matching_profiles,
     output_flag,
@@ -35,7 +36,7 @@ def add(verbs: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..plan import memory_estimate, memory_problems
-    from ..problems import Problem, Problems, as_json, errors
+    from ..problems import Problems, as_json, errors
     from ..verl_check import training_problems
 
     cluster_crds = None if args.cluster_crds is None else _crd_docs(args.cluster_crds.read())
@@ -73,9 +74,9 @@ def _crd_docs(text: str) -> list[object]:
     return [i for d in docs for i in (d.get("items", []) if d.get("kind") == "List" else [d])]
 
 
-def _kuberay_problems(version: str, docs: list[object]) -> list[object]:
+def _kuberay_problems(version: str, docs: list[object]) -> list[Problem]:
     from ..facts.kuberay_crds import mismatch
-    from ..problems import RULES, Problem
+    from ..problems import RULES
 
     why = mismatch(docs, version)
     return (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..problems import VALUES, Problems, did_you_mean, error
 from ..values.helm_sets import SET_FLAGS, tagged
@@ -59,7 +59,13 @@ def profiles_flag(p: argparse.ArgumentParser, help: str) -> None:
 class Once(argparse.Action):
     """A flag that takes one value: given twice, a usage error (exit 2), not the last one silently."""
 
-    def __call__(self, parser, namespace, values, option_string=None) -> None:  # noqa: ANN001
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         if getattr(namespace, self.dest) not in (None, values):
             parser.error(f"{option_string} given twice ({getattr(namespace, self.dest)}, {values}): give one")
         setattr(namespace, self.dest, values)

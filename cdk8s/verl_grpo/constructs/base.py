@@ -119,7 +119,7 @@ class ManifestConstruct:
             id, key = f"{id}-{index}", f"{key}-{index}"
         import cdk8s  # only on the cdk8s path
 
-        meta = cdk8s.ApiObjectMetadata(**metadata)
+        meta = cdk8s.ApiObjectMetadata(**metadata)  # type: ignore[arg-type]  # jsii's typed keywords
         obj = cdk8s.ApiObject(self.scope, id, api_version=api_version, kind=kind, metadata=meta)
         # The Python ApiObject takes no spec=; top-level fields go in as JSON patches.
         for field_name, value in body.items():

@@ -110,10 +110,10 @@ class KueueQueue(ManifestConstruct):
         covered = [*COVERING_QUOTAS, GPU_RESOURCE]
 
         def quotas(gpus: object) -> list[dict[str, object]]:
-            return [
-                *({"name": name, "nominalQuota": amount} for name, amount in COVERING_QUOTAS.items()),
-                {"name": GPU_RESOURCE, "nominalQuota": gpus},
+            covering: list[dict[str, object]] = [
+                {"name": name, "nominalQuota": amount} for name, amount in COVERING_QUOTAS.items()
             ]
+            return [*covering, {"name": GPU_RESOURCE, "nominalQuota": gpus}]
 
         self.add_object(
             "cluster-queue",

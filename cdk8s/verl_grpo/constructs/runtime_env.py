@@ -46,7 +46,7 @@ def env_vars(spec: DeploySpec) -> dict[str, str]:
     # examples/machine-learning/a3-ultragpu-8g/nemo-framework/Dockerfile: "Use A3 Ultra tuner config"),
     # none where gIB publishes none (data/gpus/ ncclTunerConfig); and what Google's Ray pages set
     # beyond the script (data/gpus/ ncclEnv cites them).
-    return {**common_env(spec), **dict(spec.gpu.nccl_env)}  # type: ignore[arg-type]
+    return {**common_env(spec), **dict(spec.gpu.nccl_env)}
 
 
 def common_env(spec: DeploySpec) -> dict[str, str]:

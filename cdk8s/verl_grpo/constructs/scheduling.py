@@ -53,7 +53,7 @@ def compute_class_selector(v: Values) -> dict[str, str]:
     }
 
 
-def gpu_node_selector(spec: DeploySpec) -> dict[str, str]:
+def gpu_node_selector(spec: DeploySpec) -> dict[str, object]:
     """The GPU workers' node selector: the machine's labels, then the capacity's."""
     return {**gpu_machine_selector(spec), **gpu_selector_labels(spec.values, spec.decide)}
 

@@ -6,7 +6,7 @@ import re
 from decimal import Decimal
 
 # The suffixes Kubernetes quantities take (rules/expressions.py reads the same table).
-SUFFIXES = {
+SUFFIXES: dict[str, Decimal | int] = {
     "": 1,
     "m": Decimal("0.001"),
     "k": 10**3,

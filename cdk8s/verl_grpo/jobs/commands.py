@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import aiohttp
 from rich.console import Console
@@ -23,13 +23,16 @@ from .progress import ProgressDisplay, RunProgress
 from .run_logs import driver_text, is_location, local_folder
 from .step_lines import SCORE, parse_step_line, step_records
 
+if TYPE_CHECKING:  # jobs is above values in the layers; the spec arrives built (commands/jobs.py)
+    from ..values.derive import DeploySpec
+
 T = TypeVar("T")
 
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
 
 
-def run_job_verb(args: argparse.Namespace, spec_of: Callable[[argparse.Namespace], object]) -> int:
+def run_job_verb(args: argparse.Namespace, spec_of: Callable[[argparse.Namespace], DeploySpec]) -> int:
     if args.verb == "submit":
         return _submit(args, spec_of(args))
     if args.verb == "metrics" and (lines := _log_file(args.source)) is not None:
@@ -70,8 +73,9 @@ def _token(args: argparse.Namespace, secret: str | None = None) -> str | None:
 
     if args.token_file is not None:
         return ray_token.from_file(args.token_file)
-    if args.token_secret or secret:
-        return ray_token.from_secret(args.token_secret or secret, args.namespace)
+    name = args.token_secret or secret
+    if name:
+        return ray_token.from_secret(str(name), args.namespace)
     return None
 
 
@@ -90,7 +94,7 @@ def _connected(
         yield conn
 
 
-def _submit(args: argparse.Namespace, spec) -> int:  # noqa: ANN001 - a DeploySpec, imported lazily
+def _submit(args: argparse.Namespace, spec: DeploySpec) -> int:
     from ..constructs.verl_ray_cluster import ray_auth_secret
     from ..verl_check.steps import total_steps
     from .submission import build_submission
@@ -124,7 +128,7 @@ def _ask(conn: Connection, job_id: str, request: Callable[[str], T]) -> T:
         raise request_error(job_id, conn.url, e) from e
 
 
-def _job_info(conn: Connection, job_id: str):  # noqa: ANN202 - ray's JobDetails
+def _job_info(conn: Connection, job_id: str) -> Any:  # ray's JobDetails (ray has no types)
     return _ask(conn, job_id, conn.client.get_job_info)
 
 

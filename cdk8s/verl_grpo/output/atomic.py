@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -31,7 +32,7 @@ class TreeWrite:
     """`files`: relative path -> content. `replace`: the entries (folders or files) the new content
     replaces; everything else already in the tree is carried over. None replaces the whole tree."""
 
-    files: dict[str, str | bytes]
+    files: Mapping[str, str | bytes]
     replace: list[str] | None = None
 
 

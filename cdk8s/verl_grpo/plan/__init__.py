@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -83,7 +84,7 @@ def make_plan(
     }
     per_step = step_seconds or ASSUMED_STEP_SECONDS
     hours = steps * per_step / 3600
-    run = {
+    run: dict[str, Any] = {
         "model": v.storage.model_dir.rstrip("/").rsplit("/", 1)[-1],
         "total_steps": steps,
         "step_seconds": per_step,
@@ -255,7 +256,7 @@ def rdma(spec: DeploySpec) -> str:
     return how
 
 
-def scheduling(v: Values, capacities: list[str]) -> str:
+def scheduling(v: Values, capacities: Sequence[str]) -> str:
     """How the run gets its nodes: straight away, or queued in Kueue and placed by topology."""
     q = v.queue
     if not q.enabled:
@@ -546,9 +547,9 @@ def pod_rows(spec: DeploySpec) -> list[dict[str, Any]]:
         on = [g for g in views if g.values.gpu.type == machine]
         group = group_spec(spec, on[0].values)
         gpu, d = group.gpu, group.derived
-        node = gpu_node(gpu)
+        allocatable = gpu_node(gpu)
         worker = amounts(d.worker_cpu, d.worker_memory, d.worker_ephemeral_storage)
         worker += pod_sidecars(group, gpu=True)
-        rows.append(_row(f"worker x{sum(g.replicas for g in on)}", gpu.machine_type, worker, node))
-        rows.append(_row("GKE DaemonSets (bound)", gpu.machine_type, GPU_NODE_DAEMONSETS, node))
+        rows.append(_row(f"worker x{sum(g.replicas for g in on)}", gpu.machine_type, worker, allocatable))
+        rows.append(_row("GKE DaemonSets (bound)", gpu.machine_type, GPU_NODE_DAEMONSETS, allocatable))
     return rows

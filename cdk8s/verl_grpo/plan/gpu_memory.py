@@ -231,7 +231,8 @@ WEIGHTS, GRADS, ADAM = (
 
 def actor_states(params: float, gpus: int) -> tuple[float, float, float]:
     """(weights, gradients, Adam moments) per GPU in GB: fp32, sharded over all GPUs."""
-    return tuple(params * c(f"{name}_bytes") / gpus / GB for name in ("weight", "grad", "adam"))
+    weights, grads, adam = (params * c(f"{name}_bytes") / gpus / GB for name in ("weight", "grad", "adam"))
+    return weights, grads, adam
 
 
 def gathered_gb(shape: Shape, training: bool) -> float:

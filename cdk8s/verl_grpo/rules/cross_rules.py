@@ -1042,7 +1042,7 @@ def violations(
     """Each rule the values break, with its message (`deploying` False: not the deploy-only ones)."""
     scope: Scope = {"Values": values, "Release": {"Name": release_name}}
     scopes = [{**scope, "group": g, "group_name": n} for n, g in sorted(values["workerGroups"].items())]
-    out = []
+    out: list[tuple[CrossRule, str]] = []
     for r in RULES:
         if deploying or not r.deploy_only:
             found = [(r, r.text(s)) for s in (scopes if r.each_group else [scope]) if r.when.py(s)]

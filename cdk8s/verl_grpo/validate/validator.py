@@ -50,8 +50,8 @@ class ManifestValidator:
         self.unknown_kind_severity = unknown_kind_severity
 
     def validate(self, docs: list[Document]) -> list[Problem]:
-        networks = {
-            (d.body.get("metadata") or {}).get("name")
+        networks: set[str] = {
+            str((d.body.get("metadata") or {}).get("name"))
             for d in docs
             if isinstance(d.body, dict) and d.body.get("kind") == "Network"
         }

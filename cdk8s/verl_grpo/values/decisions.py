@@ -20,9 +20,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NoReturn, TypeVar
 
+from pydantic import BaseModel
+
 from ..facts.versions import version_at_least
 
 T = TypeVar("T")
+ModelT = TypeVar("ModelT", bound=BaseModel)
 MIB = 2**20
 QUANTITY_DEFINE = "verl-grpo.quantity"  # expressions.QUANTITY_TEMPLATE, which imports this module
 
@@ -148,8 +151,8 @@ class Marker(str):
             "use an Decisions helper (values/decisions.py) so the chart gets a guarded block"
         )
 
-    __bool__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse  # type: ignore[assignment]
-    __mul__ = __rmul__ = __mod__ = __rmod__ = _refuse  # type: ignore[assignment]
+    __bool__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __mul__ = __rmul__ = __mod__ = __rmod__ = _refuse
     __hash__ = str.__hash__
     table: ChartTable
     expr: GoExpr
@@ -597,14 +600,12 @@ def _digest(text: str) -> str:
 
 
 def chart_values(
-    model_cls: type, table: ChartTable, overrides: dict[str, str] | None = None, prefix: str = ""
-):
+    model_cls: type[ModelT], table: ChartTable, overrides: dict[str, str] | None = None, prefix: str = ""
+) -> ModelT:
     """An instance of a values model whose every leaf is a marker for `.Values.<path>`, or for the
     expression `overrides` gives its path (a worker group's machine and capacity)."""
-    from pydantic import BaseModel
-
     overrides = overrides or {}
-    kwargs = {}
+    kwargs: dict[str, object] = {}
     for name, info in model_cls.model_fields.items():
         key = info.alias or name
         path = f"{prefix}{key}"
@@ -617,7 +618,7 @@ def chart_values(
         else:
             kind = "str" if ann is str or _is_str_literal(ann) else "json"
             kwargs[name] = table.add(go, kind)
-    return model_cls.model_construct(**kwargs)
+    return model_cls.model_construct(None, **kwargs)
 
 
 def _is_str_literal(ann: object) -> bool:

@@ -192,7 +192,9 @@ def world_problems(root: str, step: int | None, world: int) -> list[str]:
     (utils/checkpoint/fsdp_checkpoint_manager.py load_checkpoint, v0.6.1 line 233, 0.9.1 line 316),
     after the actor, the reference and vLLM are loaded, and stops with FileNotFoundError (verl issue
     #2265) when the run's GPU count differs from the one that saved: refuse it before."""
-    saved = None if step is None or world <= 0 else world_size(folder(root, step))
+    if step is None or world <= 0:
+        return []
+    saved = world_size(folder(root, step))
     if saved is None or saved == world:
         return []
     return [
@@ -271,7 +273,8 @@ def settings_problems(root: str, resuming: bool, settings: dict[str, str]) -> tu
             before = json.load(f)
     except (OSError, ValueError):
         before = None
-    notes, problems = [], []
+    notes: list[str] = []
+    problems: list[str] = []
     if resuming and isinstance(before, dict):
         changed = sorted(k for k in set(before) | set(settings) if before.get(k) != settings.get(k))
         unsafe = [k for k in changed if k not in SAFE_KEYS]
