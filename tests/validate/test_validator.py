@@ -28,10 +28,17 @@ def validator():
 @functools.cache
 def with_networks(profile: str) -> list[dict]:
     """dist/<profile>'s objects plus the Network objects scripts/40-rdma.sh applies beside them, with
-    a bucket of one's own (dist/'s placeholder is refused: dist-placeholder)."""
+    a bucket (and on Arm nodes a multi-arch image) of one's own: dist/'s placeholders are refused
+    (dist-placeholder)."""
+    from verl_grpo.facts.machines import gpu_profiles
+    from verl_grpo.profiles import find_profile
+
     from ..conftest import render_one
 
     sets = "network.createObjects=true,storage.bucket=my-training-bucket"
+    shipped = find_profile(profile)
+    if shipped is not None and gpu_profiles()[shipped.gpu].arch != "amd64":
+        sets += ",image.repository=us-docker.pkg.dev/my-project/verl/verl"
     return [o.manifest for o in render_one(sets, profile=profile).objects]
 
 
