@@ -117,9 +117,8 @@ check-generated: generate ## fail when a generated file differs from what the ge
 # (tools/module_crds.py, tools/kueue_crds.py) and tools/pinned-crds; tests/validate/test_crds.py
 # requires the same bytes.
 crd-bundle: $(STAMP) ## rebuild cdk8s/verl_grpo/data/crds.json.gz from the pinned CRDs
-	$(BIN)/python tools/bundle_crds.py $$(cd tools && ../$(BIN)/python module_crds.py kuberay-crds) \
-		$$(cd tools && ../$(BIN)/python module_crds.py gke-networking) $$($(BIN)/python tools/kueue_crds.py) \
-		tools/pinned-crds cdk8s/verl_grpo/data/crds.json.gz
+	$(BIN)/python tools/bundle_crds.py $$($(BIN)/python tools/module_crds.py bundle-sources) \
+		cdk8s/verl_grpo/data/crds.json.gz
 
 clean: ## remove the venvs and caches
 	rm -rf $(VENV) .venv-verl-* .venv-checkov .cache cdk8s.out

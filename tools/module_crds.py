@@ -3,6 +3,7 @@
     python tools/module_crds.py kuberay-crds      # prints .cache/kuberay-crds-<version>/
     python tools/module_crds.py kuberay-samples   # prints .cache/kuberay-samples-<version>/
     python tools/module_crds.py gke-networking    # prints .cache/gke-networking-crds-<version>/
+    python tools/module_crds.py bundle-sources    # the CRD bundle's folders (make crd-bundle)
 
 What the tests and tools/bundle_crds.py read, fetched through the Go module proxy (as
 tools/kueue_crds.py does for Kueue), so a clone needs nothing beside it. Each folder is written
@@ -12,8 +13,10 @@ whole or not at all and holds a SOURCE.txt naming the module and the path.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+import kueue_crds
 from kueue_crds import REPO, download, write_folder
 
 # The newest ray-operator the Go module proxy serves (v1.7.0 is not served: "This module version is
@@ -27,37 +30,59 @@ GKE_NETWORKING_MODULE, GKE_NETWORKING_VERSION = "github.com/GoogleCloudPlatform/
 GKE_NETWORKING_KINDS = ("gkenetworkparamsets", "networks")
 
 
-def kuberay_crds() -> Path:
-    out = REPO / ".cache" / f"kuberay-crds-{KUBERAY_VERSION}"
+Pick = Callable[[Path], dict[str, Path]]
+
+
+def fetched(name: str, module: str, version: str, folder: str, pick: Pick) -> Path:
+    """.cache/<name>-<version>/: the files `pick` chooses (name: file) in the module's `folder`,
+    fetched once; a present folder is whole (kueue_crds.write_folder)."""
+    out = REPO / ".cache" / f"{name}-{version}"
     if not out.is_dir():
-        bases = download(KUBERAY_MODULE, KUBERAY_VERSION) / "config" / "crd" / "bases"
-        files = {p.name: p for p in sorted(bases.glob("ray.io_*.yaml"))}
-        write_folder(out, files, f"{KUBERAY_MODULE}@{KUBERAY_VERSION} config/crd/bases\n")
+        files = pick(download(module, version) / folder)
+        write_folder(out, files, f"{module}@{version} {folder}/\n")
     return out
+
+
+def kuberay_crds() -> Path:
+    return fetched(
+        "kuberay-crds",
+        KUBERAY_MODULE,
+        KUBERAY_VERSION,
+        "config/crd/bases",
+        lambda bases: {p.name: p for p in sorted(bases.glob("ray.io_*.yaml"))},
+    )
 
 
 def kuberay_samples() -> Path:
     """Every YAML file under config/samples/, path separators replaced by '_'."""
-    out = REPO / ".cache" / f"kuberay-samples-{KUBERAY_VERSION}"
-    if not out.is_dir():
-        samples = download(KUBERAY_MODULE, KUBERAY_VERSION) / "config" / "samples"
-        files = {
+    return fetched(
+        "kuberay-samples",
+        KUBERAY_MODULE,
+        KUBERAY_VERSION,
+        "config/samples",
+        lambda samples: {
             str(p.relative_to(samples)).replace("/", "_"): p
             for p in sorted(samples.rglob("*"))
             if p.suffix in (".yaml", ".yml")
-        }
-        write_folder(out, files, f"{KUBERAY_MODULE}@{KUBERAY_VERSION} config/samples/\n")
-    return out
+        },
+    )
 
 
 def gke_networking_crds() -> Path:
-    out = REPO / ".cache" / f"gke-networking-crds-{GKE_NETWORKING_VERSION}"
-    if not out.is_dir():
-        crds = download(GKE_NETWORKING_MODULE, GKE_NETWORKING_VERSION) / "config" / "crds"
-        names = [f"networking.gke.io_{kind}.yaml" for kind in GKE_NETWORKING_KINDS]
-        files = {name: crds / name for name in names}
-        write_folder(out, files, f"{GKE_NETWORKING_MODULE}@{GKE_NETWORKING_VERSION} config/crds/\n")
-    return out
+    names = [f"networking.gke.io_{kind}.yaml" for kind in GKE_NETWORKING_KINDS]
+    return fetched(
+        "gke-networking-crds",
+        GKE_NETWORKING_MODULE,
+        GKE_NETWORKING_VERSION,
+        "config/crds",
+        lambda crds: {name: crds / name for name in names},
+    )
+
+
+def bundle_sources() -> list[Path]:
+    """What the shipped CRD bundle is built from (tools/bundle_crds.py), in its order: these,
+    Kueue's (kueue_crds.py) and tools/pinned-crds (NVIDIA's DRA driver, which no proxy serves)."""
+    return [kuberay_crds(), gke_networking_crds(), kueue_crds.fetch(), REPO / "tools" / "pinned-crds"]
 
 
 FOLDERS = {
@@ -67,4 +92,7 @@ FOLDERS = {
 }
 
 if __name__ == "__main__":
-    print(FOLDERS[sys.argv[1]]())
+    if sys.argv[1] == "bundle-sources":  # for `make crd-bundle`
+        print(" ".join(str(p) for p in bundle_sources()))
+    else:
+        print(FOLDERS[sys.argv[1]]())

@@ -17,16 +17,12 @@ from ..conftest import REPO
 from ..helpers.module_files import bundle_sources
 
 
-def pinned_folders() -> list[Path]:
-    return bundle_sources()
-
-
 def test_the_bundle_is_rebuilt_from_the_pinned_crds() -> None:
-    assert BUNDLE.read_bytes() == bundle(pinned_folders()), "run: make crd-bundle"
+    assert BUNDLE.read_bytes() == bundle(bundle_sources()), "run: make crd-bundle"
 
 
 def test_the_bundle_checks_what_the_crd_folders_check() -> None:
-    shipped, pinned = load_crds([]), load_crds(pinned_folders())
+    shipped, pinned = load_crds([]), load_crds(bundle_sources())
     assert set(shipped) == set(pinned)
     kinds = {kind for _, kind in shipped}
     assert kinds >= {

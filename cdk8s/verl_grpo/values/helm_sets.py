@@ -15,6 +15,7 @@ others (NUL never appears in an argument, so no expression can be mistaken for a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -317,10 +318,8 @@ class _Parser:
             raise _End
         if last == "=":
             found: list[Any] = []
-            try:
+            with contextlib.suppress(_End):  # `l[0]=` at the end: the empty string, set all the same
                 self._value(found.append)
-            except _End:  # `l[0]=` at the end: the empty string, set
-                return _set_index(items, i, found[0])
             return _set_index(items, i, found[0])
         if last == "[":
             j = self._index()
