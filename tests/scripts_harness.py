@@ -22,16 +22,29 @@ GOLDEN_SETUP: dict[str, tuple[dict[str, str], list[str]]] = {
             "FAKE_GKE_VERSIONS": "1.34.1-gke.1829001;1.35.0-gke.1000000",
             "FAKE_SUB_BLOCKS": "block-a/sub-0/18/17 block-a/sub-1/18/0",
         },
-        ["compute reservations a4x-reservation"],
+        ["compute reservations my-a4x-reservation"],
     )
 }
 # What an arm64 run adds to the user's values: their multi-arch image (rule image-carries-arch).
-ARM64_IMAGE = REPO / "tests" / "fakes" / "my-arm64-image.yaml"
+ARM64_IMAGE = FAKES / "my-arm64-image.yaml"
+# The user's file for each of a profile's values with no default (Profile.user_keys) but the bucket,
+# which a test's first layer names (MY_VALUES, conftest.DIST_VALUES).
+USER_FILES = {
+    "cluster.zone": FAKES / "my-zone.yaml",
+    "cluster.reservation": FAKES / "my-reservation.yaml",
+    "image.repository": ARM64_IMAGE,
+}
 
 
 def profile_values(profile: str) -> tuple[str, ...]:
-    """The values a user's run of the profile needs beyond a bucket: A4X's image."""
-    return ("-f", str(ARM64_IMAGE)) if profile.startswith("a4x") else ()
+    """The values a user's run of the profile needs beyond a bucket, as -f arguments."""
+    from verl_grpo.profiles import find_profile
+
+    found = find_profile(profile)
+    assert found, f"no shipped profile {profile!r}"
+    return tuple(
+        arg for key in found.user_keys() if key in USER_FILES for arg in ("-f", str(USER_FILES[key]))
+    )
 
 
 READ_ONLY = {

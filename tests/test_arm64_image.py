@@ -13,21 +13,44 @@ from verl_grpo.yaml_io import load_all
 
 from .conftest import DIST_VALUES, REPO
 from .helm_tools import CHART, run, tool
-from .scripts_harness import ARM64_IMAGE
+from .scripts_harness import ARM64_IMAGE, USER_FILES
+
+RESERVATION = USER_FILES["cluster.reservation"]
 
 REFUSAL = "image.platforms: lacks linux/arm64, the platform of the a4x nodes group 'gpu-group' runs on"
 OVERLAY = REPO / "overlays" / "a4x" / "values.yaml"
 
 
 def synth(out: Path, *args: str) -> subprocess.CompletedProcess:
-    command = ["synth", "--profile", "a4x-standard", "-f", str(DIST_VALUES), *args, "-o", str(out)]
+    command = [
+        "synth",
+        "--profile",
+        "a4x-standard",
+        "-f",
+        str(DIST_VALUES),
+        "-f",
+        str(RESERVATION),
+        *args,
+        "-o",
+        str(out),
+    ]
     code = f"import sys; from verl_grpo.cli import main; sys.exit(main({command!r}))"
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
 
 
 def helm(*args: str) -> subprocess.CompletedProcess:
     return run(
-        tool("helm"), "template", "verl", str(CHART), "-f", str(OVERLAY), "-f", str(DIST_VALUES), *args
+        tool("helm"),
+        "template",
+        "verl",
+        str(CHART),
+        "-f",
+        str(OVERLAY),
+        "-f",
+        str(DIST_VALUES),
+        "-f",
+        str(RESERVATION),
+        *args,
     )
 
 

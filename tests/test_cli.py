@@ -21,7 +21,9 @@ from verl_grpo.output import atomic
 from verl_grpo.profiles import shipped_profiles
 
 from .conftest import DIST_VALUES, REPO, tree
-from .scripts_harness import ARM64_IMAGE
+from .scripts_harness import profile_values
+
+MY_ZONE = profile_values("b200-autopilot")
 
 FUZZ_CASES = int(os.environ.get("FUZZ_CASES", "150"))
 
@@ -229,18 +231,21 @@ def slow(self, *a, **k):
 Path.write_text = slow
 from verl_grpo.cli import main
 FOUR = "workerGroups.gpu-group.replicas=4"
-sys.exit(main(["synth", "-f", sys.argv[3], "-f", sys.argv[4], "-o", sys.argv[1], "--set", FOUR]))
+sys.exit(main(["synth", *sys.argv[3:], "-o", sys.argv[1], "--set", FOUR]))
 """
 
 
 @pytest.mark.parametrize("at_file", [5, 90])
 def test_a_killed_run_leaves_previous_output(generated, tmp_path, at_file):
+    from verl_grpo.profiles import shipped_profiles
+
     out = tmp_path / "dist"
     shutil.copytree(generated / "dist", out)
     before = tree(out)
+    amd64 = [arg for p in shipped_profiles() if p.arch == "amd64" for arg in ("--profile", p.name)]
     proc = subprocess.Popen(
-        # every profile: A4X's needs a multi-arch image (rule image-carries-arch)
-        [sys.executable, "-c", KILLER, str(out), str(at_file), str(DIST_VALUES), str(ARM64_IMAGE)],
+        # every profile on amd64 nodes (A4X's take a reservation of their own), each with a zone
+        [sys.executable, "-c", KILLER, str(out), str(at_file), "-f", str(DIST_VALUES), *MY_ZONE, *amd64],
         stdout=subprocess.PIPE,
         text=True,
     )

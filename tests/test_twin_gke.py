@@ -80,7 +80,7 @@ def test_a4x_pools_are_arm_reserved_and_labelled_with_their_topology(tmp_path: P
     (gpu,) = [p for p in cloud.cluster.pools if p.name == "gpu-pool"]
     assert gpu.arch == "arm64" and gpu.labels["kubernetes.io/arch"] == "arm64"
     assert {"key": "kubernetes.io/arch", "value": "arm64", "effect": "NoSchedule"} in gpu.taints
-    assert gpu.reservation == "a4x-reservation" and gpu.topology
+    assert gpu.reservation == "my-a4x-reservation" and gpu.topology
     assert gpu.labels["cloud.google.com/gke-networking-dra-driver"] == "true"  # DRANET's --node-labels
     assert cloud.sub_blocks == (("block-a", "sub-0", 1), ("block-a", "sub-1", 18))
 

@@ -8,18 +8,15 @@ from typing import Any
 from .facts.machines import gpu_profiles
 
 MODES = ("standard", "autopilot")
-# Autopilot pins the GPU workers to the RDMA network's zone (cluster.zone, required there): the
-# shipped Autopilot profiles carry this example zone, which a user's values replace.
-EXAMPLE_ZONE = "us-central1-b"
 KINDS = ("RayJob", "RayCluster")
-# A4X comes only from a reservation (data/gpus/a4x.yaml capacities): its shipped profiles name this
-# example reservation, which a user's values replace, take their RDMA NICs through GKE's DRANET
-# (Google's Cluster Toolkit A4X blueprint does, cluster-toolkit examples/gke-a4x@1047080), and
-# split the rollout over a node's 4 GPUs (tp-divides-node).
-EXAMPLE_RESERVATION = "a4x-reservation"
+# A4X comes only from a reservation (data/gpus/a4x.yaml capacities): its shipped profiles take their
+# RDMA NICs through GKE's DRANET (Google's Cluster Toolkit A4X blueprint does, cluster-toolkit
+# examples/gke-a4x@1047080) and split the rollout over a node's 4 GPUs (tp-divides-node). The
+# reservation's name is the user's (user_keys): a shipped example would win silently through Helm
+# and leave the workers Pending until the deadline.
 GPU_LAYERS: dict[str, dict[str, Any]] = {
     "a4x": {
-        "cluster": {"capacity": "reservation", "reservation": EXAMPLE_RESERVATION},
+        "cluster": {"capacity": "reservation"},
         "network": {"rdma": "dranet"},
         "training": {"tensorParallelSize": 4},
     }
@@ -57,9 +54,25 @@ class Profile:
         """The values this profile sets over the defaults (its overlay's values.yaml)."""
         layer = {key: dict(part) for key, part in GPU_LAYERS.get(self.gpu, {}).items()}
         cluster: dict[str, Any] = {**layer.pop("cluster", {}), "mode": self.mode}
-        if self.mode == "autopilot":
-            cluster["zone"] = EXAMPLE_ZONE
         return {"gpu": {"type": self.gpu}, "cluster": cluster, **layer, "run": {"kind": self.kind}}
+
+    def user_keys(self) -> tuple[str, ...]:
+        """What a run of this profile needs from the user's own cloud, with no default (a shipped
+        example would win silently): the bucket always; the zone on Autopilot, where the workers are
+        pinned to the RDMA network's zone (rule zone-on-autopilot); the reservation where the profile
+        takes reservation capacity (rule reservation-named); an image built for the GPU nodes'
+        architecture where verl publishes none (rule image-carries-arch)."""
+        layer = self.layer()
+        return (
+            "storage.bucket",
+            *(("cluster.zone",) if self.mode == "autopilot" else ()),
+            *(("cluster.reservation",) if layer["cluster"].get("capacity") == "reservation" else ()),
+            *(("image.repository", "image.tag", "image.platforms") if self.arch != "amd64" else ()),
+        )
+
+    @property
+    def arch(self) -> str:
+        return gpu_profiles()[self.gpu].arch
 
 
 def shipped_profiles() -> list[Profile]:

@@ -280,6 +280,12 @@ class Overlay:
     def release(self) -> str:
         return "up-" + self.name.replace("/", "-")  # also its namespace
 
+    @property
+    def profile(self) -> str:
+        from verl_grpo.profiles import shipped_profiles
+
+        return next(p.name for p in shipped_profiles() if p.overlay_dir == f"overlays/{self.name}")
+
 
 def learning_rate(entrypoint: str) -> float:
     match = re.search(r"actor_rollout_ref\.actor\.optim\.lr=([0-9.eE+-]+)", entrypoint)
@@ -328,8 +334,8 @@ def test_overlay_installs_upgrades_and_uninstalls(
 ) -> None:
     cp, overlay = control_plane, Overlay(name)
     release = namespace = overlay.release
-    # A4X's user names a multi-arch image (rule image-carries-arch).
-    values = ("-f", str(overlay.values_file), *profile_values(overlay.gpu))
+    # With what is the user's: the zone on Autopilot, A4X's reservation and multi-arch image.
+    values = ("-f", str(overlay.values_file), *profile_values(overlay.profile))
     chart_args = (release, str(CHART), *values, "-n", namespace)
     refusals: list[str] = []
     rayjobs: list[dict[str, Any]] = []

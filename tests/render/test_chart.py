@@ -25,14 +25,14 @@ def dist_objects(profile: str) -> list[dict]:
 def test_helm_kustomize_and_dist_agree(profile, helm, tmp_path):
     import yaml
 
-    from verl_grpo.output.dist import dist_layer
+    from verl_grpo.output.dist import placeholder_layer
 
     expected = by_identity(dist_objects(profile.name))
-    # dist/'s placeholder image on arm64 machines (output/dist.py DIST_IMAGE), as a user's -f.
-    image = tmp_path / "image.yaml"
-    image.write_text(yaml.safe_dump({"image": dist_layer(profile).get("image", {})}))
+    # dist/'s placeholders for what is the user's (output/dist.py), as a user's -f.
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(yaml.safe_dump(placeholder_layer(profile)))
     overlay = str(REPO / profile.overlay_dir / "values.yaml")
-    rendered = by_identity(helm_template("-f", overlay, "-f", str(image), helm=helm))
+    rendered = by_identity(helm_template("-f", overlay, "-f", str(mine), helm=helm))
     assert rendered == expected
     if helm == "helm":
         assert by_identity(kustomize(REPO / profile.overlay_dir)) == expected
@@ -197,8 +197,13 @@ def test_archive_holds_what_helm_package_would(tmp_path):
             assert a == b, name
 
 
-@pytest.mark.parametrize("overlay", ["overlays/b200", "overlays/h200/autopilot", "overlays/h200/raycluster"])
-def test_install_dry_run_prints_notes_with_next_commands(overlay):
+@pytest.mark.parametrize("profile", ["b200-standard", "h200-autopilot", "h200-standard-raycluster"])
+def test_install_dry_run_prints_notes_with_next_commands(profile):
+    from verl_grpo.profiles import find_profile
+
+    from ..scripts_harness import profile_values
+
+    overlay = find_profile(profile).overlay_dir
     done = run(
         tool("helm"),
         "install",
@@ -211,6 +216,7 @@ def test_install_dry_run_prints_notes_with_next_commands(overlay):
         str(DIST_VALUES),
         "-f",
         str(REPO / overlay / "values.yaml"),
+        *profile_values(profile),
     )
     assert done.returncode == 0, done.stderr
     notes = done.stdout.split("NOTES:", 1)[1]

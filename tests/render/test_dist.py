@@ -15,19 +15,18 @@ from verl_grpo.output import atomic
 from verl_grpo.yaml_io import dump
 
 from ..conftest import DIST_VALUES, REPO, tree
-from ..scripts_harness import ARM64_IMAGE
 
 
 def synth_as_dist(out: Path) -> None:
     """`synth --profile P` of every shipped profile with dist/'s values (output/dist.py
-    dist_layer: the placeholder bucket, and on A4X the placeholder multi-arch image) into out/P."""
-    from verl_grpo.output.dist import dist_layer
+    placeholder_layer: a placeholder for each value that is the user's) into out/P."""
+    from verl_grpo.output.dist import placeholder_layer
     from verl_grpo.profiles import shipped_profiles
 
     for profile in shipped_profiles():
-        image = out.parent / f"{profile.name}-image.yaml"
-        image.write_text(dump({"image": dist_layer(profile).get("image", {})}))
-        args = ["synth", "--profile", profile.name, "-f", str(DIST_VALUES), "-f", str(image)]
+        mine = out.parent / f"{profile.name}-mine.yaml"
+        mine.write_text(dump(placeholder_layer(profile)))
+        args = ["synth", "--profile", profile.name, "-f", str(mine)]
         assert main([*args, "-o", str(out)]) == 0
 
 
@@ -82,8 +81,8 @@ def test_bad_input_exits_1_with_one_line_and_writes_nothing(fresh, tmp_path, cap
     out = tmp_path / "dist"
     shutil.copytree(fresh, out)
     before = tree(out)
-    # every profile, A4X with a multi-arch image: each refusal is the bad input's own
-    assert main(["synth", "-f", str(DIST_VALUES), "-f", str(ARM64_IMAGE), "-o", str(out), *args]) == 1
+    # the one profile the values describe (b200-standard): each refusal is the bad input's own
+    assert main(["synth", "-f", str(DIST_VALUES), "-o", str(out), *args]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err and all(line.startswith("error: ") for line in err)
     assert tree(out) == before
@@ -94,7 +93,8 @@ def test_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as e:
         main(["synth", "-f", str(DIST_VALUES), "--no-such-flag"])
     assert e.value.code == 2
-    assert main(["synth", "-f", str(DIST_VALUES), "-o", "-"]) == 2
+    two = ["--profile", "b200-standard", "--profile", "h200-standard"]
+    assert main(["synth", "-f", str(DIST_VALUES), *two, "-o", "-"]) == 2
 
 
 def test_without_renameat2_the_fallback_still_replaces(fresh, tmp_path, monkeypatch):
@@ -125,7 +125,8 @@ def test_without_renameat2_the_fallback_still_replaces(fresh, tmp_path, monkeypa
 def test_stdout_output_is_the_same_objects(fresh, capsys):
     from verl_grpo.yaml_io import load, load_all
 
-    assert main(["synth", "-f", str(DIST_VALUES), "--profile", "h200-autopilot", "-o", "-"]) == 0
+    as_dist = fresh.parent / "h200-autopilot-mine.yaml"  # synth_as_dist's placeholders
+    assert main(["synth", "-f", str(as_dist), "--profile", "h200-autopilot", "-o", "-"]) == 0
     docs = load_all(capsys.readouterr().out)
     on_disk = [load(p.read_text()) for p in sorted((fresh / "h200-autopilot").glob("*.yaml"))]
     key = lambda m: (m["kind"], m["metadata"]["name"])  # noqa: E731

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from verl_grpo.facts.machines import gpu_profiles
-from verl_grpo.profiles import EXAMPLE_ZONE, KINDS, MODES, Profile, find_profile, shipped_profiles
+from verl_grpo.profiles import KINDS, MODES, Profile, find_profile, shipped_profiles
 from verl_grpo.yaml_io import load
 
 REPO = Path(__file__).resolve().parents[2]
@@ -45,22 +47,54 @@ def test_each_overlay_s_values_file_is_its_profile_s_layer() -> None:
         assert load(values.read_text()) == profile.layer(), profile.name
 
 
-def test_autopilot_layers_carry_the_example_zone_and_a4x_its_reservation_and_dranet() -> None:
-    """Autopilot pins workers to the RDMA zone; A4X comes from a reservation, takes DRANET and
-    splits the rollout over a node's 4 GPUs."""
+def test_layers_carry_no_example_of_what_is_the_user_s_and_a4x_its_dranet() -> None:
+    """Issue 43: an example zone or reservation in a shipped layer would win silently through Helm
+    (workers Pending until the deadline): the layer sets the mode and the capacity, the user the
+    zone and the reservation's name. A4X takes DRANET and splits the rollout over a node's 4 GPUs."""
     auto = Profile("b200", "autopilot", "RayJob").layer()
-    assert auto["cluster"] == {"mode": "autopilot", "zone": EXAMPLE_ZONE}
-    assert "zone" not in Profile("b200", "standard", "RayJob").layer()["cluster"]
+    assert auto["cluster"] == {"mode": "autopilot"}
     a4x = Profile("a4x", "standard", "RayCluster").layer()
-    assert a4x["cluster"]["capacity"] == "reservation" and a4x["cluster"]["reservation"]
+    assert a4x["cluster"] == {"capacity": "reservation", "mode": "standard"}
     assert a4x["network"] == {"rdma": "dranet"} and a4x["run"] == {"kind": "RayCluster"}
     assert gpu_profiles()["a4x"].gpus_per_node % a4x["training"]["tensorParallelSize"] == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "keys"),
+    [
+        ("b200-standard", ("storage.bucket",)),
+        ("h200-autopilot-raycluster", ("storage.bucket", "cluster.zone")),
+        (
+            "a4x-standard",
+            ("storage.bucket", "cluster.reservation", "image.repository", "image.tag", "image.platforms"),
+        ),
+    ],
+)
+def test_user_keys_are_what_the_profile_cannot_know(name: str, keys: tuple[str, ...]) -> None:
+    found = find_profile(name)
+    assert found and found.user_keys() == keys
+
+
+def test_a_profile_s_layer_without_its_user_keys_is_refused_naming_each() -> None:
+    """What a profile cannot know is required: the rules name each key (zone-on-autopilot,
+    reservation-named, image-carries-arch, bucket-named), so no run starts on an example."""
+    from verl_grpo.pipeline import load_spec
+    from verl_grpo.problems import Problems
+
+    for profile in shipped_profiles():
+        with pytest.raises(Problems) as refused:
+            load_spec(profile.layer())
+        named = {p.key for p in refused.value.problems}
+        # image-carries-arch names image.platforms, the one of the image's keys that must change.
+        wanted = {k for k in profile.user_keys() if not k.startswith("image.")}
+        wanted |= {"image.platforms"} if profile.arch != "amd64" else set()
+        assert named == wanted, profile.name
 
 
 def test_a_layer_is_a_fresh_copy_each_time() -> None:
     """Merging into one profile's layer must not change the next profile's."""
     first = Profile("a4x", "standard", "RayJob").layer()
-    first["cluster"]["reservation"] = "mine"
+    first["cluster"]["capacity"] = "spot"
     first["network"]["rdma"] = "multi-network"
     again = Profile("a4x", "standard", "RayJob").layer()
-    assert again["cluster"]["reservation"] != "mine" and again["network"]["rdma"] == "dranet"
+    assert again["cluster"]["capacity"] == "reservation" and again["network"]["rdma"] == "dranet"

@@ -7,6 +7,7 @@ import functools
 import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -28,18 +29,15 @@ def validator():
 @functools.cache
 def with_networks(profile: str) -> list[dict]:
     """dist/<profile>'s objects plus the Network objects scripts/40-rdma.sh applies beside them, with
-    a bucket (and on Arm nodes a multi-arch image) of one's own: dist/'s placeholders are refused
-    (dist-placeholder)."""
-    from verl_grpo.facts.machines import gpu_profiles
-    from verl_grpo.profiles import find_profile
-
+    the values that are the user's of one's own (bucket, zone, reservation, multi-arch image):
+    dist/'s placeholders are refused (dist-placeholder)."""
     from ..conftest import render_one
+    from ..scripts_harness import MY_VALUES, profile_values
 
-    sets = "network.createObjects=true,storage.bucket=my-training-bucket"
-    shipped = find_profile(profile)
-    if shipped is not None and gpu_profiles()[shipped.gpu].arch != "amd64":
-        sets += ",image.repository=us-docker.pkg.dev/my-project/verl/verl"
-    return [o.manifest for o in render_one(sets, profile=profile).objects]
+    files = [Path(f) for f in (str(MY_VALUES), *profile_values(profile)) if f != "-f"]
+    return [
+        o.manifest for o in render_one("network.createObjects=true", profile=profile, files=files).objects
+    ]
 
 
 def dist_object(profile: str, kind: str) -> dict:
@@ -52,12 +50,13 @@ def errors(validator, *bodies: dict) -> list:
 
 
 def test_dist_is_valid_but_for_its_placeholders_which_validate_refuses(capsys, tmp_path):
-    """The shipped dist/ names a placeholder bucket (and on A4X image): applied as it is, no pod
-    mounts a bucket, so `validate` refuses exactly those; a folder rendered with a bucket is clean."""
+    """The shipped dist/ names a placeholder bucket (on Autopilot zone, on A4X image): applied as it
+    is, no pod mounts a bucket, so `validate` refuses exactly those; a folder rendered with a bucket is
+    clean."""
     assert main(["validate", str(REPO / "dist"), "-o", "json"]) == 1
     findings = json.loads(capsys.readouterr().out)["findings"]
     assert {f["rule"] for f in findings} == {"dist-placeholder"}
-    assert {f["key"].rsplit(".", 1)[-1] for f in findings} == {"volumeHandle", "image"}
+    assert {f["key"].rsplit(".", 1)[-1] for f in findings} == {"volumeHandle", "image", "io/zone]"}
     mine, values = tmp_path / "mine", tmp_path / "my.yaml"
     values.write_text("storage: {bucket: my-training-bucket}\n")
     assert main(["synth", "--profile", "h200-standard", "-f", str(values), "-o", str(mine)]) == 0

@@ -7,7 +7,8 @@ import sys
 
 from ..problems import Problem
 from .flags import (
-    matching_profiles,
+    ONE_PROFILE,
+    one_profile,
     output_flag,
     profiles,
     profiles_flag,
@@ -19,7 +20,7 @@ from .flags import (
 
 def add(verbs: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("check", help="check the training settings with verl's own rules")
-    profiles_flag(p, "shipped profile (repeatable; default: all that your values agree with)")
+    profiles_flag(p, f"shipped profile (repeatable; default: {ONE_PROFILE})")
     values_flags(p)
     verl_version_flag(p)
     p.add_argument(
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     cluster_crds = None if args.cluster_crds is None else _crd_docs(args.cluster_crds.read())
     report: dict[str, list[Problem]] = {}
-    for profile in profiles(args.profile or matching_profiles(args)):
+    for profile in profiles(args.profile or [one_profile(args).name]):
         try:
             deploy = spec(args, profile)
         except Problems as e:  # the values' own problems: in the JSON report, or on stderr as any verb's

@@ -71,14 +71,21 @@ class Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+# Every verb's profile when none is named, one rule (issue 43: plan, check and the scripts each had
+# their own default): the run your values describe, the chart's defaults filling what they leave out.
+ONE_PROFILE = (
+    "the one whose GPU type, mode and run kind your values describe, the chart's defaults filling "
+    "the rest: b200-standard when they set none"
+)
+
+
 def profile_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--profile",
         action=Once,
         default=None,
         metavar="NAME",
-        help="shipped profile under your values (default: the first whose GPU type, mode and run kind "
-        "your values do not contradict: b200-standard when they set none)",
+        help=f"shipped profile under your values (default: {ONE_PROFILE})",
     )
 
 

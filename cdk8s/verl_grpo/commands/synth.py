@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 
 from ..profiles import shipped_profiles
-from .flags import matching_profiles, profiles, profiles_flag, request, values_flags
+from .flags import ONE_PROFILE, one_profile, profiles, profiles_flag, request, values_flags
 
 
 def add(verbs: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("synth", help="render manifests for shipped profiles or your values")
     profiles_flag(
         p,
-        "shipped profile to render (repeatable; default: all that your values agree with): "
+        f"shipped profile to render (repeatable; default: {ONE_PROFILE}): "
         + ", ".join(s.name for s in shipped_profiles()),
     )
     values_flags(p)
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from ..pipeline import synthesize
     from ..yaml_io import dump_all
 
-    chosen = profiles(args.profile or matching_profiles(args))
+    chosen = profiles(args.profile or [one_profile(args).name])
     if args.output == "-" and len(chosen) != 1:
         print("verl-grpo synth: -o - needs exactly one --profile", file=sys.stderr)
         return 2

@@ -18,7 +18,9 @@ def overlay_files(dist_dir: str = "dist") -> dict[str, str]:
         rel = profile.overlay_dir.removeprefix("overlays/")
         base = os.path.relpath(f"{dist_dir}/{profile.name}", profile.overlay_dir)
         usage = (
-            f"# helm install verl charts/verl-grpo -f {profile.overlay_dir}/values.yaml\n"
+            f"# helm install verl charts/verl-grpo -f {profile.overlay_dir}/values.yaml -f my.yaml\n"
+            f"#   my.yaml holds what is yours, with no default: {', '.join(profile.user_keys())}\n"
+            f"#   (verl-grpo init --profile {profile.name} writes it)\n"
             f"# kubectl kustomize {profile.overlay_dir}   (same objects, from {dist_dir}/{profile.name})\n"
         )
         files[f"{rel}/values.yaml"] = HEADER + usage + dump_values_yaml(profile.layer())

@@ -817,12 +817,14 @@ RULES = (
             "required on Autopilot: the RDMA network profile is zonal and the workers must be pinned "
             "to its zone (e.g. us-central1-b)",
         ),
+        deploy_only=True,  # where the run is placed, not what it is: `check` and `plan` go without
     ),
     CrossRule(
         "reservation-named",
         "cluster.reservation",
         call("and", UsesCapacity("reservation"), call("eq", Field("Values.cluster.reservation"), "")),
         ("required with capacity 'reservation' (the reservation's name)",),
+        deploy_only=True,
     ),
     CrossRule(
         "reservation-only-reserved",

@@ -33,6 +33,9 @@ HYDRA_WORD = r"^[A-Za-z0-9._-]+$"
 # Docker reference grammar: lowercase path components, optional registry host:port.
 IMAGE_REPOSITORY = r"^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-]+[a-z0-9]+)*)*$"
 IMAGE_TAG = r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$"
+# A GCE zone (<region>-<letter>, https://cloud.google.com/compute/docs/regions-zones), or unset; or
+# the shipped dist/'s marked placeholder (output/dist.py), which `verl-grpo validate` refuses.
+ZONE_OR_UNSET = r"^([a-z]+-[a-z]+[0-9]+-[a-z]|replace-me-with-your-zone)?$"
 DNS1123_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 DNS_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
 LABEL_NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
@@ -52,6 +55,7 @@ PATTERN_RULES = {
     BUCKET_PATH: "a path in the bucket: relative, no segment starting with '.', no slash at either end",
     ABS_PATH: "an absolute path of letters, digits, '_', '-' and '.'",
     IMAGE_REPOSITORY: "an image repository in lowercase, such as us-docker.pkg.dev/my-project/verl/verl",
+    ZONE_OR_UNSET: "a zone such as us-central1-b (https://cloud.google.com/compute/docs/regions-zones)",
     IMAGE_TAG: "an image tag: letters, digits, '_', '.' and '-', at most 128, not starting with '.' or '-'",
 }
 
@@ -110,7 +114,7 @@ class Cluster(Model):
         "",
         "Zone of the GPU nodes and the RDMA network profile (<zone>-vpc-roce); required on Autopilot, "
         "where it pins the workers, and read by the scripts.",
-        pattern=r"^([a-z]+-[a-z]+[0-9]+-[a-z])?$",
+        pattern=ZONE_OR_UNSET,
     )
     compute_class: str = field(
         "Performance", "Autopilot mode: compute class of the Ray head.", pattern=r"^[A-Za-z][-A-Za-z0-9]*$"

@@ -18,13 +18,13 @@ def test_a_shipped_profile_passes_with_a_verdict_on_stderr(capsys: pytest.Captur
     assert capsys.readouterr() == ("", "b200-standard: verl 0.9.1: ok\n")
 
 
-def test_without_profile_it_checks_those_the_values_agree_with(capsys: pytest.CaptureFixture[str]) -> None:
-    """No --profile: only the profiles whose gpu.type and mode the values agree with."""
+def test_without_profile_it_checks_the_one_the_values_describe(capsys: pytest.CaptureFixture[str]) -> None:
+    """No --profile: the run the values describe, as plan does (issue 43: a b200 user's `check`
+    reported A4X's image refusal, from a profile they never chose)."""
     assert main(["check", "--set", "gpu.type=h200", "--set", "cluster.mode=autopilot"]) == 0
-    assert capsys.readouterr().err.splitlines() == [
-        "h200-autopilot: verl 0.6.1: ok",
-        "h200-autopilot-raycluster: verl 0.6.1: ok",
-    ]
+    assert capsys.readouterr().err.splitlines() == ["h200-autopilot: verl 0.6.1: ok"]
+    assert main(["check"]) == 0
+    assert capsys.readouterr().err.splitlines() == ["b200-standard: verl 0.6.1: ok"]
 
 
 def test_a_warning_is_a_finding_but_not_a_failure(capsys: pytest.CaptureFixture[str]) -> None:

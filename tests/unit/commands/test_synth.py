@@ -45,14 +45,17 @@ def test_dash_prints_one_profile_as_yaml_documents(capsys: pytest.CaptureFixture
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["-o", "-"], "verl-grpo synth: -o - needs exactly one --profile"),
+        (
+            ["--profile", "b200-standard", "--profile", "h200-standard", "-o", "-"],
+            "verl-grpo synth: -o - needs exactly one --profile",
+        ),
         (
             ["--profile", "b200-standard", "-o", "{tmp}/a-file"],
             "verl-grpo synth: -o {tmp}/a-file: is a file; ",
         ),
         (["--profile", "b200-standard", "-o", "{tmp}/a-file/sub"], "verl-grpo synth: -o {tmp}/a-file/sub: "),
     ],
-    ids=["dash-with-every-profile", "a-file", "under-a-file"],
+    ids=["dash-with-two-profiles", "a-file", "under-a-file"],
 )
 def test_a_bad_output_is_a_usage_error_found_before_rendering(
     argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

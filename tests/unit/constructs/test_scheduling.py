@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from verl_grpo.output.dist import placeholder
+from verl_grpo.profiles import find_profile
+
 from ...conftest import pods, render_one
 
 CAPACITY_SELECTORS = {
@@ -37,7 +40,7 @@ def test_selectors_per_mode(shipped):
         "cloud.google.com/gke-accelerator": "nvidia-b200",
         "cloud.google.com/gke-accelerator-count": "8",
         "cloud.google.com/gke-spot": "true",
-        "topology.kubernetes.io/zone": "us-central1-b",
+        "topology.kubernetes.io/zone": placeholder("cluster.zone", find_profile("b200-autopilot")),
     }
 
 
