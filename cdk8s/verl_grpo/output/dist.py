@@ -65,7 +65,8 @@ def placeholder_keys(values: dict[str, Any], prefix: str = "") -> list[str]:
 def placeholder_note(keys: list[str]) -> str:
     return (
         f"# PLACEHOLDER: {', '.join(keys)} must be yours, not {DIST_PLACEHOLDER}... Render this folder\n"
-        "# with your values before applying it: verl-grpo synth --profile <this folder's name> -f my.yaml -o DIR\n"
+        "# with your values before applying it: "
+        "verl-grpo synth --profile <this folder's name> -f my.yaml -o DIR\n"
     )
 
 
