@@ -20,7 +20,8 @@ usage() {
 
 Flags: --dry-run (print commands, change nothing)  --check (check every input, call nothing that
        creates or bills, exit)  --yes (do not ask)
-       --profile NAME (default: \$PROFILE or b200-standard)  -f/--values FILE
+       --profile NAME (default: \$PROFILE, else the one your values describe; b200-standard when
+       they set none)  -f/--values FILE
        -n/--namespace NS (default: \$NAMESPACE or default): the release's namespace (helm -n NS);
        the bucket grants name its service accounts (ns/NS/sa/...)
        --set, --set-string, --set-json, --set-file, --set-literal KEY=VALUE (as helm)
@@ -105,7 +106,8 @@ inputs_checked() {
 # Settings the manifests use come from the same values: never typed twice. up.sh computes them
 # once and hands them to each step in VERL_ENV.
 settings_env() {
-  "${VERL_GRPO:-$REPO_DIR/.venv/bin/verl-grpo}" env --profile "${PROFILE:-b200-standard}" \
+  # No PROFILE: the one the values describe (`verl-grpo env` prints it), as every verb picks it.
+  "${VERL_GRPO:-$REPO_DIR/.venv/bin/verl-grpo}" env ${PROFILE:+--profile "$PROFILE"} \
     ${NAMESPACE:+-n "$NAMESPACE"} "${VALUES_ARGS[@]}" || exit 1 # it has said why, one line per problem
 }
 

@@ -551,6 +551,19 @@ def test_profile_in_the_environment_and_a_different_flag_are_refused(tmp_path):
     assert run_script("10-networks.sh", env, "--profile", "h200-standard", "--dry-run").returncode == 0
 
 
+def test_without_profile_the_scripts_take_the_one_the_values_describe(tmp_path):
+    """One default on every path (issue 43): `verl-grpo init`'s file names its profile, and the
+    scripts, like plan, take it from there; no PROFILE silently makes the pool of another GPU."""
+    from verl_grpo.cli import main
+
+    mine = tmp_path / "my.yaml"
+    assert main(["init", "--profile", "h200-standard", "--bucket", "my-verl-bucket", "-o", str(mine)]) == 0
+    env = script_env(tmp_path / "state", tmp_path / "data")
+    done = run_script("30-gpu-pool.sh", env, "-f", str(mine), "--dry-run", my_values=False)
+    assert done.returncode == 0, done.stderr
+    assert "--machine-type=a3-ultragpu-8g" in done.stdout + done.stderr
+
+
 @pytest.mark.parametrize(
     "script", sorted(p.name for p in (REPO / "scripts").glob("*.sh") if p.name != "lib.sh")
 )
