@@ -124,8 +124,13 @@ repository).
 
 ```bash
 helm install verl charts/verl-grpo -f overlays/h200/values.yaml --set storage.bucket=my-bucket
-helm install verl charts/verl-grpo -f overlays/h200/autopilot/values.yaml
+helm install verl charts/verl-grpo -f overlays/h200/autopilot/values.yaml \\
+  --set storage.bucket=my-bucket --set cluster.zone=us-central1-b
 ```
+
+What depends on your cloud has no default and is refused, naming the key, until you set it:
+`storage.bucket`; on Autopilot `cluster.zone`; with reservation capacity (A4X)
+`cluster.reservation`; on arm64 GPU nodes (A4X) a multi-arch `image`.
 
 The RDMA `Network` and `GKENetworkParamSet` objects belong to the cluster, not to a release:
 `scripts/40-rdma.sh` applies them once, and every release in every namespace references them
