@@ -36,6 +36,9 @@ PLAUSIBLE = {
     "head.ephemeralStorage": ["10Gi", "50Gi"],
     "storage.capacity": ["768Gi", "1Ti", "5T"],
     "storage.bucket": ["verl-data", "b-1", "x.y_z"],  # no default: an unset bucket is refused
+    # Required on Autopilot (zone-on-autopilot), so mostly set; the pattern also admits dist/'s
+    # placeholder, which is no more a zone to draw than a random one.
+    "cluster.zone": ["us-central1-b", "europe-west4-a", "asia-southeast1-c", ""],
     "storage.sidecar.cpuLimit": ["", "2", "500m"],
     "storage.sidecar.memoryLimit": ["", "8Gi", "100M"],
     "storage.sidecar.ephemeralStorageLimit": ["", "20Gi"],
