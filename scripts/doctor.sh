@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Doctor: what a run needs from this machine and the project, in seconds; creates nothing.
+# Doctor: what a run needs from this machine and the project, in seconds.
+# Creates nothing: it only reads (describe, get, list), with or without --dry-run.
 # One line per check (ok, warn or FAIL, and what to do): the tools (gcloud, kubectl, helm,
 # gke-gcloud-auth-plugin), gcloud's credentials, the values (verl-grpo env), a GKE version the
 # channel offers at or above the profile's floor, the GPU quota in REGION, the bucket and its
 # Workload Identity grants for the release's namespace (-n), and, once CLUSTER exists, its KubeRay
 # CRDs against kuberay.version and the namespace. Exit 1 when a check fails.
 # Variables: PROJECT, REGION, ZONE (required; ZONE may come from cluster.zone), CLUSTER (the
-# cluster's checks: skipped before 20-cluster.sh made it), RELEASE_CHANNEL (default: regular).
+# cluster's checks, skipped until it exists), RELEASE_CHANNEL (default: regular).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 parse_flags "$@"
