@@ -123,5 +123,5 @@ crd-bundle: $(STAMP) ## rebuild cdk8s/verl_grpo/data/crds.json.gz from the pinne
 clean: ## remove the venvs and caches
 	rm -rf $(VENV) .venv-verl-* .venv-checkov .cache cdk8s.out
 
-bench: $(STAMP) tools controlplane ## the benchmarks (bench/), medians written into the README
+bench: $(STAMP) tools controlplane ## the benchmarks (bench/), medians written into docs/development.md
 	$(BIN)/python bench/bench.py --runs 5 --readme

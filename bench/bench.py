@@ -73,13 +73,13 @@ def median_seconds(cmd: list[str], runs: int, cold_cache: bool = False, exit_cod
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--readme", action="store_true", help="also write the tables into README.md")
+    parser.add_argument("--readme", action="store_true", help="also write the tables into docs/development.md")
     args = parser.parse_args()
     out = io.StringIO()
     with contextlib.redirect_stdout(Tee(out)):
         measure(args.runs)
     if args.readme:
-        readme = REPO / "README.md"
+        readme = REPO / "docs" / "development.md"
         text = readme.read_text()
         head, _, rest = text.partition(BEGIN)
         _, _, tail = rest.partition(END)

@@ -85,6 +85,8 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         "MACHINE_TYPE": gpu.machine_type,
         "ACCELERATOR": gpu.accelerator,
         "GPUS_PER_NODE": str(gpu.gpus_per_node),
+        "QUOTA_FAMILY": gpu.quota_family,  # doctor.sh: the GPU quota to look up
+        "KUBERAY_VERSION": v.kuberay.version,
         "MIN_GKE_VERSION": gke_floor.min,
         "MIN_GKE_FEATURE": f"{gke_floor.name} ({gke_floor.source})",
         "CLUSTER_MODE": v.cluster.mode,
@@ -99,6 +101,7 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         # from 0 to its replicas (facts/capacity.py, values/worker_groups.py): names, and flags
         # one line each.
         "GPU_POOLS": " ".join(view.pool for view in views),
+        "POOL_NODES": " ".join(str(view.replicas) for view in views),
         "POOL_CAPACITIES": " ".join(view.values.cluster.capacity for view in views),
         "GPU_POOL_FLAGS": "\n".join(group_pool_flags(view, dranet) for view in views),
         # multi-network: VPCs, pool networks and Network objects; dranet: none (facts/networks.py).

@@ -138,6 +138,11 @@ def gcloud(cloud: Cloud, args: list[str]) -> int:
             block = flag(args, "block-name")
             print("\n".join(f"{sub},{count},{used}" for b, sub, count, used in rows if b == block))
         return 0
+    if group == "compute regions" and verb == "describe":  # its quotas, as --format=json prints them
+        quotas = [q.replace("/", "=").split("=") for q in os.environ.get("FAKE_QUOTAS", "").split()]
+        rows = [{"metric": m, "limit": float(limit), "usage": float(used)} for m, limit, used in quotas]
+        print(json.dumps({"name": name, "quotas": rows}))
+        return 0
     if verb == "get-server-config":
         print(os.environ.get("FAKE_GKE_VERSIONS", DEFAULT_GKE_VERSIONS))
         return 0

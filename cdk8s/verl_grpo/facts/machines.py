@@ -39,6 +39,9 @@ class GpuProfile:
     # gIB publishes one) and what Google sets beyond the script (ncclEnv; constructs/runtime_env.py).
     nccl_env: tuple[tuple[str, str], ...]
     nccl_gate_min_bus_gbps: int  # nccl_gate_threshold
+    # Compute Engine's GPU family of its quota (gpu_family:<it>, https://cloud.google.com/compute/
+    # resource-usage#gpu_quota); "" where the machine comes only from a reservation, which needs none.
+    quota_family: str = ""
 
 
 def nccl_gate_threshold(gpu_network_gbps: int) -> int:
@@ -85,6 +88,7 @@ def gpu_profiles() -> dict[str, GpuProfile]:
             boot_disk_type=d.get("bootDiskType", ""),
             local_ssds=int(d.get("localSsds", 0)),
             imex=bool(d.get("imex", False)),
+            quota_family=d.get("quotaFamily", ""),
             nccl_env=tuple(
                 sorted(
                     (

@@ -75,6 +75,9 @@ class CrossRule:
     deploy_only: bool = False
     # Tested for each worker group, which GroupField() reads (`$group` in the template).
     each_group: bool = False
+    # Not tested where training.extraArgs overrides a verl key it reads (VERL_KEYS_READ): the chart
+    # cannot compose Hydra overrides; the CLI's verl check does (verl_check).
+    skipped_by_extra_args: bool = False
 
     def text(self, scope: Scope) -> str:
         return "".join(p if isinstance(p, str) else str(p.py(scope)) for p in self.message)
@@ -325,7 +328,7 @@ MINI, MICRO = Field("Values.training.ppoMiniBatchSize"), Field("Values.training.
 
 def _verl_rule(rule_id: str, key: str, when: Expr, *message: str | Expr) -> CrossRule:
     plain = call("not", call("matches", Field("Values.training.extraArgs"), VERL_KEYS_READ))
-    return CrossRule(rule_id, key, call("and", plain, when), message)
+    return CrossRule(rule_id, key, call("and", plain, when), message, skipped_by_extra_args=True)
 
 
 def _verl_rules() -> tuple[CrossRule, ...]:

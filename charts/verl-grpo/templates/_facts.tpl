@@ -28,6 +28,7 @@ a4x:
     NCCL_NET_GDR_LEVEL: PHB
     NCCL_NVLS_ENABLE: '0'
   ncclGateMinBusGbps: 50
+  quotaFamily: ''
   allocatableCpu: 139.58
   allocatableMemory: 858689260789.76
   allocatableEphemeralStorage: 11416519927808.0
@@ -82,6 +83,7 @@ b200:
   ncclEnv:
     NCCL_TUNER_CONFIG_PATH: /usr/local/gib/configs/tuner_config_a4.txtpb
   ncclGateMinBusGbps: 100
+  quotaFamily: NVIDIA_B200
   allocatableCpu: 223.37
   allocatableMemory: 3881009260789.76
   allocatableEphemeralStorage: 11416519927808.0
@@ -136,6 +138,7 @@ h200:
   ncclEnv:
     NCCL_TUNER_CONFIG_PATH: /usr/local/gib/configs/tuner_config_a3u.txtpb
   ncclGateMinBusGbps: 100
+  quotaFamily: NVIDIA_H200
   allocatableCpu: 223.37
   allocatableMemory: 2885329260789.76
   allocatableEphemeralStorage: 11416519927808.0

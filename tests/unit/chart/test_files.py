@@ -63,7 +63,8 @@ def test_the_values_table_lists_every_key_with_its_type_and_default() -> None:
 def test_the_readme_tables_every_value_and_names_every_gpu() -> None:
     """The README's table has a row per values_table row and its prerequisites name every GPU type."""
     text = readme()
-    table = [line for line in text.splitlines() if line.startswith("| `")]
+    values = text.split("## Values", 1)[1].split("## Rules", 1)[0]
+    table = [line for line in values.splitlines() if line.startswith("| `")]
     assert len(table) == len(values_table())
     assert "| `training.rolloutN` | integer | `8` |" in text
     assert all(f"`{gpu}`" in text for gpu in gpu_profiles())

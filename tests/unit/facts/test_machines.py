@@ -94,3 +94,11 @@ def test_a_gpu_node_offers_its_local_ssds_else_a_boot_disk_less_gke_s_share() ->
     assert gpu_node_ephemeral_bytes(b200) > 10 * gpu_node_ephemeral_bytes(
         dataclasses.replace(b200, local_ssds=0)
     )
+
+
+def test_a_quota_family_for_every_machine_not_only_from_a_reservation() -> None:
+    """doctor.sh looks the run's GPU quota up by family; a machine that comes only from a
+    reservation needs none (https://cloud.google.com/compute/resource-usage#gpu_quota)."""
+    for name, gpu in gpu_profiles().items():
+        assert bool(gpu.quota_family) == (gpu.capacities != ("reservation",)), name
+        assert gpu.quota_family in ("", f"NVIDIA_{name.upper()}"), name
