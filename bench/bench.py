@@ -73,7 +73,9 @@ def median_seconds(cmd: list[str], runs: int, cold_cache: bool = False, exit_cod
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--readme", action="store_true", help="also write the tables into docs/development.md")
+    parser.add_argument(
+        "--readme", action="store_true", help="also write the tables into docs/development.md"
+    )
     args = parser.parse_args()
     out = io.StringIO()
     with contextlib.redirect_stdout(Tee(out)):
