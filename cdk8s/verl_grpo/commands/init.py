@@ -85,18 +85,10 @@ def given_values(args: argparse.Namespace, keys: tuple[str, ...], arch: str) -> 
     return given
 
 
-def nested(flat: dict[str, Any]) -> dict[str, Any]:
-    tree: dict[str, Any] = {}
-    for key, value in flat.items():
-        section, name = key.split(".")
-        tree.setdefault(section, {})[name] = value
-    return tree
-
-
 def run(args: argparse.Namespace) -> int:
     from ..output.my_values import my_values
     from ..problems import VALUES, Problems, error
-    from ..values.loader import deep_merge, load_values
+    from ..values.loader import deep_merge, load_values, nested
     from .flags import profiles
 
     (profile,) = profiles([args.profile])

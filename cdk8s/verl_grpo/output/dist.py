@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..constructs.runtime_env import entrypoint, runtime_env_yaml
 from ..validate.operator_rules import DIST_PLACEHOLDER
-from ..values.loader import deep_merge
+from ..values.loader import deep_merge, nested
 from ..yaml_io import dump
 
 if TYPE_CHECKING:
@@ -36,11 +36,7 @@ def placeholder(key: str, profile: Profile) -> Any:
 
 def placeholder_layer(profile: Profile) -> dict[str, Any]:
     """A placeholder for each of the profile's values that are the user's, as a values layer."""
-    layer: dict[str, Any] = {}
-    for key in profile.user_keys():
-        section, name = key.split(".")
-        layer.setdefault(section, {})[name] = placeholder(key, profile)
-    return layer
+    return nested({key: placeholder(key, profile) for key in profile.user_keys()})
 
 
 def dist_layer(profile: Profile) -> dict[str, Any]:

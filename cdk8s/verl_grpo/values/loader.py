@@ -173,6 +173,15 @@ def _at(tree: dict[str, Any], dotted: str) -> Any:
     return node  # None where a key is missing
 
 
+def nested(flat: dict[str, Any]) -> dict[str, Any]:
+    """A values layer from dotted keys of two parts ({"storage.bucket": "b"})."""
+    tree: dict[str, Any] = {}
+    for key, value in flat.items():
+        section, name = key.split(".")
+        tree.setdefault(section, {})[name] = value
+    return tree
+
+
 def agrees(profile: dict[str, Any], user: dict[str, Any]) -> bool:
     """The user's layers (merge_layers(None, ..., defaults=False)) set no profile key otherwise."""
     return all(_at(user, k) in (None, _at(profile, k)) for k in PROFILE_KEYS)

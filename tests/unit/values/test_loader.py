@@ -204,3 +204,12 @@ def test_a_yaml_error_names_its_line_and_column(tmp_path):
     assert problem.message == (
         "not valid YAML: line 3, column 2: did not find expected key (while parsing a block mapping)"
     )
+
+
+def test_nested_turns_dotted_keys_into_a_layer():
+    from verl_grpo.values.loader import nested
+
+    assert nested({"storage.bucket": "b", "cluster.zone": "z", "cluster.mode": "autopilot"}) == {
+        "storage": {"bucket": "b"},
+        "cluster": {"zone": "z", "mode": "autopilot"},
+    }
