@@ -38,9 +38,14 @@ def test_the_quick_start_runs_as_written(control_plane: ControlPlane, tmp_path: 
     for name in CLONE:
         (clone / name).symlink_to(REPO / name)
     (home / ".hf_token").write_text("hf_fake\n")
+    # A prerequisite doctor looks for, whether or not this machine has it: a stand-in.
+    plugin = home / "bin" / "gke-gcloud-auth-plugin"
+    plugin.parent.mkdir()
+    plugin.write_text("#!/bin/sh\nexit 0\n")
+    plugin.chmod(0o755)
     env: dict[str, str] = {
         # The user's machine: helm and kubectl (make tools) behind the fakes that stand in for the cloud.
-        "PATH": f"{FAKES}:{REPO / '.venv' / 'bin'}:/usr/bin:/bin",
+        "PATH": f"{FAKES}:{REPO / '.venv' / 'bin'}:/usr/bin:/bin:{plugin.parent}",
         "HOME": str(home),
         "FAKE_STATE": str(state),
         "FAKE_QUOTAS": "PREEMPTIBLE_NVIDIA_H200_GPUS=64/0",
