@@ -74,6 +74,12 @@ class Profile:
     def arch(self) -> str:
         return gpu_profiles()[self.gpu].arch
 
+    @property
+    def image_platforms(self) -> list[str]:
+        """What an image of one's own must carry: the amd64 CPU nodes' platform (the Ray head) and
+        the GPU nodes' (rule image-carries-arch)."""
+        return ["linux/amd64", f"linux/{self.arch}"]
+
 
 def shipped_profiles() -> list[Profile]:
     """Every GPU type in each cluster mode GKE offers it in (data/gpus/ modes), both run kinds."""

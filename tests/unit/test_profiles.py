@@ -98,3 +98,7 @@ def test_a_layer_is_a_fresh_copy_each_time() -> None:
     first["network"]["rdma"] = "multi-network"
     again = Profile("a4x", "standard", "RayJob").layer()
     assert again["cluster"]["capacity"] == "reservation" and again["network"]["rdma"] == "dranet"
+
+
+def test_an_image_of_one_s_own_carries_the_head_s_and_the_gpu_nodes_platforms() -> None:
+    assert find_profile("a4x-standard").image_platforms == ["linux/amd64", "linux/arm64"]

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..profiles import shipped_profiles
 from .flags import Once
+
+if TYPE_CHECKING:
+    from ..profiles import Profile
 
 # The flag for each of a profile's user keys (Profile.user_keys); the image's three come from one.
 FLAGS = {
@@ -55,12 +58,14 @@ def add(verbs: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def given_values(args: argparse.Namespace, keys: tuple[str, ...], arch: str) -> dict[str, Any]:
+def given_values(args: argparse.Namespace, profile: Profile) -> dict[str, Any]:
     """The user keys the flags give, by dotted key; a flag the profile has no use for is refused."""
     from ..problems import VALUES, Problems, error
 
+    keys = profile.user_keys()
+    flagged = {key: getattr(args, flag[2:]) for key, flag in FLAGS.items()}
     wanted = {FLAGS[k] for k in keys if k in FLAGS}
-    unused = [f for f in FLAGS.values() if getattr(args, f[2:]) is not None and f not in wanted]
+    unused = [FLAGS[k] for k, value in flagged.items() if value is not None and FLAGS[k] not in wanted]
     if unused:
         raise Problems(
             error(
@@ -70,9 +75,7 @@ def given_values(args: argparse.Namespace, keys: tuple[str, ...], arch: str) -> 
             )
             for flag in unused
         )
-    given = {
-        k: getattr(args, FLAGS[k][2:]) for k in keys if k in FLAGS and getattr(args, FLAGS[k][2:]) is not None
-    }
+    given = {k: value for k, value in flagged.items() if k in keys and value is not None}
     if image := given.pop("image.repository", None):
         repository, _, tag = image.rpartition(":")
         if not repository or "/" in tag:
@@ -80,7 +83,7 @@ def given_values(args: argparse.Namespace, keys: tuple[str, ...], arch: str) -> 
         given |= {
             "image.repository": repository,
             "image.tag": tag,
-            "image.platforms": ["linux/amd64", f"linux/{arch}"],
+            "image.platforms": profile.image_platforms,
         }
     return given
 
@@ -92,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     from .flags import profiles
 
     (profile,) = profiles([args.profile])
-    given = given_values(args, profile.user_keys(), profile.arch)
+    given = given_values(args, profile)
     load_values(deep_merge(profile.layer(), nested(given)))  # a bad value: one line naming its key
     out = Path(args.output)
     if args.output != "-" and out.exists() and not args.force:

@@ -29,7 +29,7 @@ DIST_IMAGE = {"repository": f"{DIST_PLACEHOLDER}multi-arch-verl-image", "tag": "
 def placeholder(key: str, profile: Profile) -> Any:
     """dist/'s value for one of the profile's user keys."""
     if key.startswith("image."):
-        image = {**DIST_IMAGE, "platforms": ["linux/amd64", f"linux/{profile.arch}"]}
+        image = {**DIST_IMAGE, "platforms": profile.image_platforms}
         return image[key.removeprefix("image.")]
     return DIST_BUCKET if key == "storage.bucket" else f"{DIST_PLACEHOLDER}{key.rsplit('.', 1)[-1]}"
 

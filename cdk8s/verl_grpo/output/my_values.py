@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..values.helm_yaml import scalar
-from ..values.loader import PROFILE_KEYS, default_values
+from ..values.loader import PROFILE_KEYS, default_values, nested, value_at
 from ..values.schema import values_schema
 
 if TYPE_CHECKING:
@@ -39,16 +39,16 @@ def my_values(profile: Profile, given: dict[str, Any], path: str) -> str:
     --profile), then the user's keys, each with its description; one not given keeps the chart's
     default (empty, or verl's x86 image) marked required, which the kit's rules refuse until it is
     filled in."""
+
     layer, defaults = profile.layer(), default_values()
-    entries: dict[str, dict[str, tuple[Any, str]]] = {}
-    for key in PROFILE_KEYS:
-        section, name = key.split(".")
-        entries.setdefault(section, {})[name] = (layer[section][name], "")
+    # Each key's (value, comment), in the file's order.
+    flat: dict[str, tuple[Any, str]] = {key: (value_at(layer, key), "") for key in PROFILE_KEYS}
     for key in profile.user_keys():
-        section, name = key.split(".")
-        missing = key not in given
-        note = description(key) + (f" {REQUIRED}." if missing else "")
-        entries.setdefault(section, {})[name] = (defaults[section][name] if missing else given[key], note)
+        if key in given:
+            flat[key] = (given[key], description(key))
+        else:
+            flat[key] = (value_at(defaults, key), f"{description(key)} {REQUIRED}.")
+    entries = nested(flat)
     lines = [usage(profile, path).rstrip("\n")]
     for section, fields in entries.items():
         lines.append(f"{section}:")

@@ -162,11 +162,11 @@ def _numeric_text(value: Any) -> bool:
 
 
 # What a profile's name says (b200|h200 - standard|autopilot - raycluster): your values may change
-# anything else the profile sets (the Autopilot zone), not these.
+# anything else the profile sets (A4X's capacity and DRANET), not these.
 PROFILE_KEYS = ("gpu.type", "cluster.mode", "run.kind")
 
 
-def _at(tree: dict[str, Any], dotted: str) -> Any:
+def value_at(tree: dict[str, Any], dotted: str) -> Any:
     node: Any = tree
     for part in dotted.split("."):
         node = node.get(part) if isinstance(node, dict) else None
@@ -184,14 +184,14 @@ def nested(flat: dict[str, Any]) -> dict[str, Any]:
 
 def agrees(profile: dict[str, Any], user: dict[str, Any]) -> bool:
     """The user's layers (merge_layers(None, ..., defaults=False)) set no profile key otherwise."""
-    return all(_at(user, k) in (None, _at(profile, k)) for k in PROFILE_KEYS)
+    return all(value_at(user, k) in (None, value_at(profile, k)) for k in PROFILE_KEYS)
 
 
 def profile_conflicts(profile: dict[str, Any] | None, merged: dict[str, Any]) -> list[Problem]:
     """A value that contradicts the chosen profile: an error, not a silent switch of profile."""
     out = []
     for key in PROFILE_KEYS:
-        wanted, got = _at(profile or {}, key), _at(merged, key)
+        wanted, got = value_at(profile or {}, key), value_at(merged, key)
         if wanted is not None and got != wanted:
             out.append(
                 error(

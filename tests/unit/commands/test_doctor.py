@@ -16,33 +16,8 @@ def test_the_script_is_the_clone_s() -> None:
 
 
 def test_values_sets_profile_and_namespace_become_the_scripts_flags() -> None:
-    args = build_parser().parse_args(
-        [
-            "doctor",
-            "-f",
-            "my.yaml",
-            "--set",
-            "a=1",
-            "--set-string",
-            "b=2",
-            "--profile",
-            "h200-standard",
-            "-n",
-            "ml",
-        ]
-    )
-    assert doctor.script_args(args) == [
-        "-f",
-        "my.yaml",
-        "--set",
-        "a=1",
-        "--set-string",
-        "b=2",
-        "--profile",
-        "h200-standard",
-        "-n",
-        "ml",
-    ]
+    flags = ["-f", "my.yaml", "--set", "a=1", "--set-string", "b=2", "--profile", "h200-standard", "-n", "ml"]
+    assert doctor.script_args(build_parser().parse_args(["doctor", *flags])) == flags
     assert doctor.script_args(build_parser().parse_args(["doctor"])) == []  # the scripts' defaults
 
 
