@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from verl_grpo.facts.machines import gpu_profiles
+from verl_grpo.facts.machines import cpu_machines, gpu_profiles
 from verl_grpo.pipeline import Request, synthesize
 from verl_grpo.problems import Problems
 from verl_grpo.rules.cross_rules import run_traits
@@ -170,12 +170,23 @@ def repair(values: dict) -> dict:
     image = values["image"]
     if image["repository"] == "verlai/verl" and image["tag"].startswith("vllm"):
         t["rolloutName"] = "vllm"
-    # Arm nodes (A4X) run only an image built for them (image-carries-arch).
-    if any(gpu_profiles()[g.get("machine") or gpu.name].arch == "arm64" for g in groups):
-        image["platforms"] = ["linux/amd64", "linux/arm64"]
-    if c["cpuMachineType"] == "c2-standard-8":
+    # Each group's nodes run only an image built for their architecture (image-carries-arch).
+    arches = {gpu_profiles()[g.get("machine") or gpu.name].arch for g in groups}
+    image["platforms"] = sorted({*image["platforms"], *(f"linux/{a}" for a in arches)})
+    # A 250 GB boot disk leaves the cpu pool's nodes 112Gi for pods: too little for a 100Gi data-prep
+    # Job beside its sidecar (rules/check.py cpu_pool_problems).
+    if c["cpuDiskSizeGb"] == 250 and values["dataPrep"]["ephemeralStorage"] == "100Gi":
+        c["cpuDiskSizeGb"] = 400
+    # The Ray head and the data-prep Job, each beside its FUSE sidecar, fit a small CPU machine
+    # only with small requests (rules/check.py cpu_pool_problems).
+    cpu_machine = cpu_machines()[c["cpuMachineType"]]
+    if cpu_machine.vcpu <= 16:
         values["head"].update(cpu="4", memory="16Gi")
         values["dataPrep"].update(cpu="4", memory="16Gi")
+        if cpu_machine.memory_gb <= 32:  # and the submitter a third node
+            c["cpuNodeCount"] = max(c["cpuNodeCount"], 3)
+            if values["storage"]["sidecar"]["memoryLimit"] == "8Gi":
+                values["storage"]["sidecar"]["memoryLimit"] = "100M"
     # A sidecar limit is also its request (the webhook's rule): the derived worker request, sized
     # for the default sidecar, would no longer fit beside it.
     sidecar, worker = values["storage"]["sidecar"], values["worker"]
@@ -203,6 +214,12 @@ def repair(values: dict) -> dict:
     # Kueue: the queue's settings need the queue; a queued RayJob shuts its cluster down; the
     # quota holds the run; a flex-start VM lasts 7 days (the queue rules, rules/cross_rules.py).
     q = values["queue"]
+    # Pods that claim devices through DRA (DRANET's NICs, A4X's IMEX channel) are not queued
+    # (queue-without-device-claims).
+    imex = any(gpu_profiles()[g.get("machine") or gpu.name].imex for g in groups)
+    if values["network"]["rdma"] == "dranet" or imex:
+        q.update(enabled=False, createObjects=False)
+        q["topology"]["mode"] = "none"
     # GCE labels topology only on reserved nodes (topology-needs-reservation).
     if capacities != {"reservation"}:
         q["topology"]["mode"] = "none"
@@ -236,8 +253,8 @@ def test_helm_template_equals_synth_for_drawn_values(tmp_path_factory):
     folder = tmp_path_factory.mktemp("draws")
 
     @settings(
-        # About one draw in four is refused by synth's rules (node fit, a quote in extraArgs).
-        max_examples=DRAWS + DRAWS // 2,
+        # About one draw in ten is refused by synth's rules (a quote in extraArgs that breaks the shell).
+        max_examples=DRAWS + DRAWS // 4,
         deadline=None,
         derandomize=os.environ.get("PARITY_RANDOM") != "1",
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
