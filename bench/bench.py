@@ -138,12 +138,12 @@ def measure(runs: int) -> None:
                 f"{tmp}/one",
             ],
             "helm template (chart defaults)": [*HELM_TEMPLATE],
-            "helm template -f overlays/h200/values.yaml": [
+            "helm template -f overlays/h200-standard/values.yaml": [
                 *HELM_TEMPLATE,
                 "-f",
-                "overlays/h200/values.yaml",
+                "overlays/h200-standard/values.yaml",
             ],
-            "kubectl kustomize overlays/h200": [str(BIN / "kubectl"), "kustomize", "overlays/h200"],
+            "kubectl kustomize overlays/h200-standard": [str(BIN / "kubectl"), "kustomize", "overlays/h200-standard"],
             "verl-grpo metrics, 1000-step log -> CSV + PNG": [
                 str(BIN / "verl-grpo"),
                 "metrics",

@@ -46,7 +46,7 @@ def older_run(generated: Path, tmp_path: Path) -> Path:
     for path in (
         "dist/h200-standard/kustomization.yaml",
         "charts/verl-grpo/values.yaml",
-        "overlays/h200/values.yaml",
+        "overlays/h200-standard/values.yaml",
     ):
         with (root / path).open("a") as f:
             f.write("# an older run's\n")
@@ -163,8 +163,8 @@ def test_generate_over_its_own_output_writes_nothing_and_one_changed_tree_alone_
     before = stamps(root)
     assert main(["generate", "--root", str(root)]) == 0
     assert stamps(root) == before  # not one file rewritten, not one folder swapped
-    (root / "overlays/h200/values.yaml").write_text("# edited by hand\n")
-    (root / "overlays/h200/stale.yaml").write_text("x: 1\n")
+    (root / "overlays/h200-standard/values.yaml").write_text("# edited by hand\n")
+    (root / "overlays/h200-standard/stale.yaml").write_text("x: 1\n")
     assert main(["generate", "--root", str(root)]) == 0
     assert snapshot(root) == snapshot(generated)
     after = stamps(root)  # the root itself held the journal a while
@@ -450,11 +450,11 @@ def test_generate_outside_the_repository_writes_nothing(tmp_path, capsys, monkey
 
 
 def test_without_profile_the_verbs_take_the_profiles_the_values_agree_with(capsys) -> None:
-    """`check -f overlays/h200/values.yaml` used to report under every b200 profile too."""
-    h200 = str(REPO / "overlays" / "h200" / "values.yaml")
+    """`check -f overlays/h200-standard/values.yaml` used to report under every b200 profile too."""
+    h200 = str(REPO / "overlays" / "h200-standard" / "values.yaml")
     assert main(["check", "-f", h200]) == 0
     assert capsys.readouterr().err.splitlines() == ["h200-standard: verl 0.6.1: ok"]
-    assert main(["plan", "-f", str(REPO / "overlays" / "h200" / "autopilot" / "values.yaml")]) == 0
+    assert main(["plan", "-f", str(REPO / "overlays" / "h200-autopilot" / "values.yaml")]) == 0
     assert capsys.readouterr().out.startswith("h200 on a3-ultragpu-8g: 2 nodes x 8 GPUs (autopilot")
     assert main(["check", "--profile", "b200-standard", "-f", h200]) == 1
     assert "gpu.type: 'h200' from your values contradicts the profile's 'b200'" in capsys.readouterr().err

@@ -32,7 +32,7 @@ values=$(mktemp)
 trap 'rm -f "$values"; git -C "$root" worktree remove --force "$old"' EXIT
 printf 'storage: {bucket: replace-me-with-your-bucket}\n' >"$values"
 count=0 differ=0 sources=0
-for overlay in overlays/*/values.yaml overlays/*/*/values.yaml; do
+for overlay in overlays/*/values.yaml; do
   for p in "${perturbations[@]}"; do
     count=$((count + 1))
     # shellcheck disable=SC2086  # each perturbation is several words

@@ -30,25 +30,14 @@ class Profile:
     kind: str
 
     @property
-    def variant(self) -> str:
-        """'' for standard RayJob, else 'autopilot', 'raycluster' or 'autopilot-raycluster'."""
-        parts = [
-            p
-            for p in (
-                self.mode if self.mode != "standard" else "",
-                "raycluster" if self.kind == "RayCluster" else "",
-            )
-            if p
-        ]
-        return "-".join(parts)
-
-    @property
     def name(self) -> str:
         return f"{self.gpu}-{self.mode}" + ("-raycluster" if self.kind == "RayCluster" else "")
 
     @property
     def overlay_dir(self) -> str:
-        return f"overlays/{self.gpu}" + (f"/{self.variant}" if self.variant else "")
+        """One name on every path: PROFILE for the scripts, --profile for the CLI, dist/<name>/ and
+        overlays/<name>/ for kubectl and Helm."""
+        return f"overlays/{self.name}"
 
     def layer(self) -> dict[str, Any]:
         """The values this profile sets over the defaults (its overlay's values.yaml)."""

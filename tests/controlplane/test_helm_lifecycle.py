@@ -61,7 +61,7 @@ RAYJOB_FINALIZER = "ray.io/rayjob-finalizer"
 
 # Every shipped profile, as dist/ has them (one folder with a kustomization.yaml each).
 PROFILES = sorted(p.name for p in DIST.iterdir() if (p / "kustomization.yaml").is_file())
-# Every overlay values file: overlays/<gpu>/values.yaml and overlays/<gpu>/<variant>/values.yaml.
+# Every overlay values file: overlays/<profile>/values.yaml.
 OVERLAY_NAMES = sorted(str(p.parent.relative_to(OVERLAYS)) for p in OVERLAYS.glob("**/values.yaml"))
 
 # The upgrade every release gets. 4 workers rather than 3: with the default batch sizes verl
@@ -258,7 +258,7 @@ def test_profile_applies_strictly_and_reapplies_unchanged(
 class Overlay:
     """One overlay values file, and the release this module installs from it."""
 
-    name: str  # e.g. "h200/autopilot-raycluster"
+    name: str  # the profile's, as its folder overlays/<profile>/: e.g. "h200-autopilot-raycluster"
 
     @property
     def values_file(self) -> Path:
@@ -278,13 +278,7 @@ class Overlay:
 
     @property
     def release(self) -> str:
-        return "up-" + self.name.replace("/", "-")  # also its namespace
-
-    @property
-    def profile(self) -> str:
-        from verl_grpo.profiles import shipped_profiles
-
-        return next(p.name for p in shipped_profiles() if p.overlay_dir == f"overlays/{self.name}")
+        return "up-" + self.name  # also its namespace
 
 
 def learning_rate(entrypoint: str) -> float:
@@ -335,7 +329,7 @@ def test_overlay_installs_upgrades_and_uninstalls(
     cp, overlay = control_plane, Overlay(name)
     release = namespace = overlay.release
     # With what is the user's: the zone on Autopilot, A4X's reservation and multi-arch image.
-    values = ("-f", str(overlay.values_file), *profile_values(overlay.profile))
+    values = ("-f", str(overlay.values_file), *profile_values(overlay.name))
     chart_args = (release, str(CHART), *values, "-n", namespace)
     refusals: list[str] = []
     rayjobs: list[dict[str, Any]] = []
@@ -401,7 +395,7 @@ def test_upgrade_of_a_value_the_server_holds_immutable(
     """A RayCluster overlay (its pod templates follow an upgrade), one storage value changed."""
     cp = control_plane
     release = namespace = "imm-" + change.split("=")[0].replace(".", "-")
-    values = str(OVERLAYS / "h200" / "raycluster" / "values.yaml")
+    values = str(OVERLAYS / "h200-standard-raycluster" / "values.yaml")
     chart_args = (release, str(CHART), "-f", values, "-n", namespace)
     try:
         helm.ok("install", *chart_args, "--create-namespace")
@@ -436,7 +430,7 @@ def test_upgrade_that_changes_the_data_prep_job_replaces_it(
     ... field is immutable'. The Job's name carries a digest of the values: a new Job, the old gone."""
     cp = control_plane
     release = namespace = "imm-image-tag"
-    values = str(OVERLAYS / "h200" / "raycluster" / "values.yaml")
+    values = str(OVERLAYS / "h200-standard-raycluster" / "values.yaml")
     chart_args = (release, str(CHART), "-f", values, "-n", namespace)
     try:
         helm.ok("install", *chart_args, "--create-namespace")
@@ -462,7 +456,7 @@ def test_run_guard(control_plane: ControlPlane, helm: Helm, doomed: list[str]) -
     run.replaceRunning; a finished one is replaced; a change outside the run keeps the RayJob."""
     cp = control_plane
     release = namespace = "run-guard"
-    chart_args = (release, str(CHART), "-f", str(OVERLAYS / "h200" / "values.yaml"), "-n", namespace)
+    chart_args = (release, str(CHART), "-f", str(OVERLAYS / "h200-standard" / "values.yaml"), "-n", namespace)
     try:
         helm.ok("install", *chart_args, "--create-namespace")
         (first,) = [j["metadata"]["name"] for j in live_rayjobs(cp, namespace)]
@@ -524,7 +518,7 @@ def test_release_installs_beside_script_owned_networks(
     """network.createObjects=false (the overlays' default): the release neither needs nor touches them."""
     cp = control_plane
     release = namespace = "own-scripts"
-    values = str(OVERLAYS / "b200" / "values.yaml")
+    values = str(OVERLAYS / "b200-standard" / "values.yaml")
     try:
         helm.ok("install", release, str(CHART), "-f", values, "-n", namespace, "--create-namespace")
         manifest = yaml.safe_load_all(helm.ok("get", "manifest", release, "-n", namespace))
@@ -541,7 +535,7 @@ def test_release_creating_networks_refuses_to_adopt_script_owned_ones(
     """network.createObjects=true while the script's objects exist: Helm refuses, touching nothing."""
     cp = control_plane
     release = namespace = "own-chart"
-    values = str(OVERLAYS / "b200" / "values.yaml")
+    values = str(OVERLAYS / "b200-standard" / "values.yaml")
     try:
         done = helm.run(
             *("install", release, str(CHART), "-f", values, "-n", namespace, "--create-namespace"),
@@ -570,8 +564,8 @@ def test_two_releases_in_two_namespaces_in_any_order(
     other's objects or the cluster's shared networks (owned by the scripts)."""
     cp = control_plane
     users = {
-        "team-a": str(OVERLAYS / "h200" / "values.yaml"),
-        "team-b": str(OVERLAYS / "b200" / "raycluster" / "values.yaml"),
+        "team-a": str(OVERLAYS / "h200-standard" / "values.yaml"),
+        "team-b": str(OVERLAYS / "b200-standard-raycluster" / "values.yaml"),
     }
     try:
         for namespace, values in users.items():

@@ -54,10 +54,7 @@ class Flow:
 
     @property
     def overlay(self) -> Path:
-        # overlays/<gpu>[/<mode other than standard>][-raycluster]/values.yaml, as generate writes them.
-        gpu, mode, *kind = self.profile.split("-")
-        variant = "-".join(part for part in (mode.replace("standard", ""), *kind) if part)
-        return OVERLAYS / gpu / variant / "values.yaml"
+        return OVERLAYS / self.profile / "values.yaml"
 
     @property
     def values_args(self) -> list[str]:

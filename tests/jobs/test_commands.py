@@ -279,7 +279,7 @@ def notes(local: LocalRay) -> str:
     """NOTES.txt as `helm install` prints it for the RayCluster overlay and these values."""
     from ..helm_tools import CHART, tool
 
-    overlay = REPO / "overlays" / "b200" / "raycluster" / "values.yaml"
+    overlay = REPO / "overlays" / "b200-standard-raycluster" / "values.yaml"
     done = subprocess.run(
         [
             tool("helm"),

@@ -24,20 +24,23 @@ def test_every_gpu_ships_in_each_mode_gke_offers_it_with_both_run_kinds() -> Non
     assert find_profile("a4x-autopilot") is None and find_profile("a4x-standard") is not None
 
 
-def test_names_and_overlay_folders_follow_mode_and_kind() -> None:
-    """Standard RayJob is the GPU's own folder; the others are its variants."""
+def test_names_follow_mode_and_kind() -> None:
     cases = {
-        Profile("b200", "standard", "RayJob"): ("b200-standard", "overlays/b200"),
-        Profile("b200", "standard", "RayCluster"): ("b200-standard-raycluster", "overlays/b200/raycluster"),
-        Profile("h200", "autopilot", "RayJob"): ("h200-autopilot", "overlays/h200/autopilot"),
-        Profile("h200", "autopilot", "RayCluster"): (
-            "h200-autopilot-raycluster",
-            "overlays/h200/autopilot-raycluster",
-        ),
+        Profile("b200", "standard", "RayJob"): "b200-standard",
+        Profile("b200", "standard", "RayCluster"): "b200-standard-raycluster",
+        Profile("h200", "autopilot", "RayJob"): "h200-autopilot",
+        Profile("h200", "autopilot", "RayCluster"): "h200-autopilot-raycluster",
     }
-    for profile, (name, folder) in cases.items():
-        assert (profile.name, profile.overlay_dir) == (name, folder)
+    for profile, name in cases.items():
+        assert profile.name == name
         assert find_profile(name) == profile
+
+
+def test_one_name_per_profile_on_every_path() -> None:
+    """PROFILE=h200-standard for the scripts, overlays/h200-standard for Helm and kubectl, as
+    dist/h200-standard: a user never translates one name into another (issue 43)."""
+    for profile in shipped_profiles():
+        assert profile.overlay_dir.split("/") == ["overlays", profile.name]
 
 
 def test_each_overlay_s_values_file_is_its_profile_s_layer() -> None:

@@ -50,7 +50,7 @@ def values_yaml() -> str:
     """The defaults (b200, standard, RayJob) with a `# --` comment above every key."""
     lines = [
         HEADER.rstrip(),
-        "# Select a GPU and mode with the overlays: -f overlays/<gpu>[/<variant>]/values.yaml",
+        "# Select a GPU and mode with the overlays: -f overlays/<profile>/values.yaml (b200-standard, h200-autopilot-raycluster, ...)",
     ]
 
     def walk(schema: dict[str, Any], values: dict[str, Any], indent: str) -> None:
@@ -127,8 +127,8 @@ RDMA networks, and the bucket with the model, data and verl source (see `scripts
 repository).
 
 ```bash
-helm install verl charts/verl-grpo -f overlays/h200/values.yaml --set storage.bucket=my-bucket
-helm install verl charts/verl-grpo -f overlays/h200/autopilot/values.yaml \\
+helm install verl charts/verl-grpo -f overlays/h200-standard/values.yaml --set storage.bucket=my-bucket
+helm install verl charts/verl-grpo -f overlays/h200-autopilot/values.yaml \\
   --set storage.bucket=my-bucket --set cluster.zone=us-central1-b
 ```
 

@@ -50,7 +50,7 @@ def build_submission(spec: DeploySpec, submission_id: str | None, compose_only: 
     if spec.values.run.kind != "RayCluster":
         raise JobsError(
             f"run.kind: {spec.values.run.kind!r}; submit needs 'RayCluster' (a RayJob submits itself): "
-            "use a *-raycluster profile or -f overlays/<gpu>/raycluster/values.yaml"
+            "use a *-raycluster profile or -f overlays/<gpu>-<mode>-raycluster/values.yaml"
         )
     cluster = ray_cluster_name(spec)
     return Submission(

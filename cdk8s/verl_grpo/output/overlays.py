@@ -1,4 +1,4 @@
-"""overlays/<gpu>/[<variant>/]: a Helm values overlay and a Kustomize overlay over dist/<profile>."""
+"""overlays/<profile>/: a Helm values overlay and a Kustomize overlay over dist/<profile>."""
 
 from __future__ import annotations
 
