@@ -5,7 +5,8 @@
 # gke-gcloud-auth-plugin), gcloud's credentials, the values (verl-grpo env), a GKE version the
 # channel offers at or above the profile's floor, the GPU quota in REGION, the bucket and its
 # Workload Identity grants for the release's namespace (-n), and, once CLUSTER exists, its KubeRay
-# CRDs against kuberay.version and the namespace. Exit 1 when a check fails.
+# CRDs against kuberay.version, the namespace, and (Standard) that the GPU pools recorded there
+# give the nodes the workers select. Exit 1 when a check fails.
 # Variables: PROJECT, REGION, ZONE (required; ZONE may come from cluster.zone), CLUSTER (the
 # cluster's checks, skipped until it exists), RELEASE_CHANNEL (default: regular).
 set -euo pipefail
@@ -103,6 +104,21 @@ if [[ -n ${crds:-} ]]; then
     report ok namespace "$NAMESPACE"
   else
     report FAIL namespace "$NAMESPACE does not exist: scripts/50-storage.sh -n $NAMESPACE, or helm install --create-namespace"
+  fi
+fi
+# POOL_RECORDS_CONFIGMAP (from verl-grpo env): the GPU pools' record 40-rdma.sh writes.
+if [[ -n ${crds:-} && $CLUSTER_MODE == standard ]]; then
+  if ! records=$(kubectl get configmap "$POOL_RECORDS_CONFIGMAP" -n kube-public -o json 2>/dev/null); then
+    report warn pools "no GPU pool recorded in $CLUSTER: scripts/30-gpu-pool.sh then scripts/40-rdma.sh make and record them"
+  else
+    # check exits 1 on the problems it prints: only their lines count here.
+    unfit=$("${VERL_GRPO:-$REPO_DIR/.venv/bin/verl-grpo}" check --profile "$PROFILE" "${VALUES_ARGS[@]}" \
+      --cluster-pools - <<<"$records" 2>/dev/null | grep -F '[pool-matches-workers]' || true)
+    if [[ -n $unfit ]]; then
+      while IFS= read -r line; do report FAIL pools "${line#error: "$PROFILE": }"; done <<<"$unfit"
+    else
+      report ok pools "every worker group's nodes come from a recorded GPU pool"
+    fi
   fi
 fi
 exit "$failed"

@@ -40,7 +40,7 @@ def test_after_up_every_check_is_ok_and_nothing_changes(tmp_path: Path) -> None:
     code, status = doctor(env)
     assert code == 0 and set(status.values()) == {"ok"}, status
     checked = {"gcloud", "kubectl", "helm", "gke-gcloud-auth-plugin", "values", "credentials"}
-    assert checked | {"GKE version", "GPU quota", "bucket", "kuberay", "namespace"} <= set(status)
+    assert checked | {"GKE version", "GPU quota", "bucket", "kuberay", "namespace", "pools"} <= set(status)
     assert len([k for k in status if "roles/storage" in k]) == 6  # lib.sh bucket_grants
     assert mutating(calls(tmp_path / "state")[made:]) == []
 
@@ -79,6 +79,20 @@ def test_grants_made_for_another_namespace_are_named(tmp_path: Path) -> None:
     assert (
         code == 1 and failed and all("ns/default/" in k and "50-storage.sh -n default" in k for k in failed)
     )
+
+
+def test_a_release_for_nodes_no_pool_makes_is_named(tmp_path: Path) -> None:
+    """up.sh made and recorded B200 pools; values for H200 (or a group of their own) would leave
+    the workers Pending (rule pool-matches-workers, read from kube-public/verl-grpo-pools)."""
+    env = environment(tmp_path, FAKE_QUOTAS=ENOUGH)
+    assert run_script("up.sh", env).returncode == 0
+    done = run_script("doctor.sh", env, "--set", "gpu.type=h200")
+    (line,) = [x for x in done.stdout.splitlines() if x.split(None, 1)[1].startswith("pools:")]
+    assert done.returncode == 1 and line.startswith(
+        "FAIL pools: workerGroups.gpu-group: its workers select "
+        "cloud.google.com/gke-accelerator=nvidia-h200-141gb, cloud.google.com/gke-spot=true, which no GPU "
+        "pool of this cluster gives (the pools scripts/up.sh made: gpu-pool for profile b200-standard)"
+    ), line
 
 
 def test_a_missing_tool_and_missing_credentials_are_one_line_each(tmp_path: Path) -> None:

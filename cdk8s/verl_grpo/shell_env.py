@@ -15,6 +15,7 @@ from .facts.networks import DRANET_POOL_FLAGS, nic_networks
 from .facts.pins import VERL_COMMIT, rdma_installer
 from .pod.preflight import MARKER
 from .profiles import Profile
+from .rules.cluster_pools import RECORDS, pool_records, records_access
 from .values.derive import DeploySpec
 from .values.gke_versions import floor
 from .values.model import SUB_BLOCK_LEVEL, Values
@@ -104,6 +105,10 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         "POOL_NODES": " ".join(str(view.replicas) for view in views),
         "POOL_CAPACITIES": " ".join(view.values.cluster.capacity for view in views),
         "GPU_POOL_FLAGS": "\n".join(group_pool_flags(view, dranet) for view in views),
+        # 40-rdma.sh records each pool in the cluster, for the chart's guard (rules/cluster_pools.py).
+        "POOL_RECORDS": pool_records(spec, profile.name),
+        "POOL_RECORDS_ACCESS": records_access(),
+        "POOL_RECORDS_CONFIGMAP": RECORDS,
         # multi-network: VPCs, pool networks and Network objects; dranet: none (facts/networks.py).
         "RDMA_MODE": v.network.rdma,
         "CPU_MACHINE_TYPE": v.cluster.cpu_machine_type,

@@ -23,6 +23,8 @@ keeps state (what exists) and fails on demand.
 
 `kubectl apply -f FILE` records each object it reads (kind, name, its YAML) in state.json's
 "applied", keyed kind/namespace/name, as the API server would keep them; URLs are recorded as is.
+`kubectl get configmap NAME -n NS -o json` prints an applied ConfigMap; applying one again merges
+its data (server-side apply by another field manager keeps the keys it does not name).
 """
 
 from __future__ import annotations
@@ -247,6 +249,15 @@ def kubectl(cloud: Cloud, args: list[str]) -> int:
     words = positional(args)
     verb = words[0]
     namespace = option(args, "-n") or "default"
+    output = option(args, "-o") or next((a[3:] for a in args if a.startswith("-o=")), "")
+    if verb == "get" and words[1] == "configmap" and output == "json":
+        # An object `kubectl apply -f` recorded, as the API server returns it.
+        doc = cloud.state.get("applied", {}).get(f"ConfigMap/{namespace}/{words[2]}")
+        if doc is None:
+            print(f'Error from server (NotFound): configmaps "{words[2]}" not found', file=sys.stderr)
+            return 1
+        print(json.dumps(doc))
+        return 0
     if verb == "get" and option(args, "-l") is not None:
         found = services(cloud, namespace, option(args, "-l") or "")
         items = [{"metadata": {"name": s["name"], "labels": s["labels"]}} for s in found]
@@ -254,7 +265,6 @@ def kubectl(cloud: Cloud, args: list[str]) -> int:
         return 0
     if verb == "port-forward":
         return port_forward(cloud, namespace, words[-2])
-    output = option(args, "-o") or next((a[3:] for a in args if a.startswith("-o=")), "")
     if verb == "get" and words[1] in ("configmap", "secret") and output.startswith("jsonpath={.data."):
         # `-o jsonpath='{.data.runtime-env\.yaml}'`: one key of state.json's "configmaps" / "secrets".
         key = output.removeprefix("jsonpath={.data.").removesuffix("}").replace("\\.", ".")
@@ -357,7 +367,10 @@ def record_applied(cloud: Cloud, args: list[str]) -> None:
             continue
         for doc in yaml.safe_load_all(Path(source).read_text()):
             meta = doc["metadata"]
-            applied[f"{doc['kind']}/{meta.get('namespace', '')}/{meta['name']}"] = doc
+            key = f"{doc['kind']}/{meta.get('namespace', '')}/{meta['name']}"
+            if doc["kind"] == "ConfigMap" and key in applied:
+                doc = {**doc, "data": {**applied[key].get("data", {}), **doc.get("data", {})}}
+            applied[key] = doc
 
 
 def git(cloud: Cloud, args: list[str]) -> int:

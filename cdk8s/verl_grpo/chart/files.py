@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import VERL_VERSION, __version__
 from ..facts.machines import gpu_profiles
+from ..rules.cluster_pools import POOL_GUARD
 from ..rules.reference import rule_rows
 from ..values.derive import CHART_NAME
 from ..values.helm_yaml import scalar
@@ -50,7 +51,7 @@ def values_yaml() -> str:
     """The defaults (b200, standard, RayJob) with a `# --` comment above every key."""
     lines = [
         HEADER.rstrip(),
-        "# Select a GPU and mode with the overlays: -f overlays/<profile>/values.yaml (b200-standard, h200-autopilot-raycluster, ...)",
+        "# Select a profile with its overlay: -f overlays/<profile>/values.yaml (h200-standard, ...)",
     ]
 
     def walk(schema: dict[str, Any], values: dict[str, Any], indent: str) -> None:
@@ -189,6 +190,7 @@ def chart_files() -> ChartFiles:
         "README.md": readme(),
         ".helmignore": HELMIGNORE,
         "templates/NOTES.txt": (resources.files("verl_grpo") / "data" / "NOTES.txt").read_text(),
+        "templates/_poolGuard.tpl": POOL_GUARD,
         **tpl,
     }
     return ChartFiles(files, sum(1 for path in tpl if path.startswith("templates/")))

@@ -31,6 +31,15 @@ def add(verbs: argparse._SubParsersAction) -> None:
         help="the cluster's KubeRay CRDs ('-': stdin), as `kubectl get crd rayclusters.ray.io "
         "rayjobs.ray.io -o yaml` prints them: refuse a kuberay.version they do not belong to",
     )
+    p.add_argument(
+        "--cluster-pools",
+        type=argparse.FileType("r"),
+        default=None,
+        metavar="FILE",
+        help="the GPU pools scripts/40-rdma.sh recorded ('-': stdin), as `kubectl get configmap "
+        "verl-grpo-pools -n kube-public -o json` prints them: refuse worker groups whose nodes no "
+        "recorded pool makes",
+    )
     output_flag(p)
     p.set_defaults(run=run)
 
@@ -38,9 +47,11 @@ def add(verbs: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..plan import memory_estimate, memory_problems
     from ..problems import Problems, as_json, errors
+    from ..rules.cluster_pools import pool_problems
     from ..verl_check import training_problems
 
     cluster_crds = None if args.cluster_crds is None else _crd_docs(args.cluster_crds.read())
+    pool_records = None if args.cluster_pools is None else _pool_records(args.cluster_pools.read())
     report: dict[str, list[Problem]] = {}
     for profile in profiles(args.profile or [one_profile(args).name]):
         try:
@@ -55,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
         problems = [*training_problems(deploy, args.verl_version), *memory]
         if cluster_crds is not None:
             problems += _kuberay_problems(deploy.values.kuberay.version, cluster_crds)
+        if pool_records is not None:
+            problems += pool_problems(deploy, pool_records)
         report[profile.name] = [p.at(profile.name) for p in problems]
     if args.output == "json":
         print(as_json(report))
@@ -85,3 +98,11 @@ def _kuberay_problems(version: str, docs: list[object]) -> list[Problem]:
         if why is None
         else [Problem("error", RULES, "kuberay.version", why, rule="kuberay-matches-cluster")]
     )
+
+
+def _pool_records(text: str) -> list[tuple[str, str, dict[str, str]]]:
+    import yaml
+
+    from ..rules.cluster_pools import records_of
+
+    return records_of(yaml.safe_load(text) or {})
