@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 import yaml
 
+from verl_grpo.rules.cluster_pools import NAMESPACE as RECORDS_NAMESPACE
+from verl_grpo.rules.cluster_pools import RECORDS
 from verl_grpo.values.worker_groups import pool_name
 
 from ..kuberay_submitter import run_recorded
@@ -258,6 +260,15 @@ def test_a_run_comes_up_on_the_twin(
         for pod in workers:
             group = pod["metadata"]["labels"]["ray.io/group"]
             assert nodes[pod["spec"]["nodeName"]]["metadata"]["labels"][NODEPOOL] == own[group], group
+        # What 40-rdma.sh recorded of each pool (rules/cluster_pools.py, the chart's pool guard) is
+        # what its nodes carry, as the twin shapes them from the recorded gcloud calls.
+        state = json.loads((tmp_path / "cloud" / "state" / "state.json").read_text())
+        record = state["applied"][f"ConfigMap/{RECORDS_NAMESPACE}/{RECORDS}"]["data"]
+        assert set(record) == {p.name for p in run.cloud.cluster.pools if p.name.startswith("gpu-pool")}
+        for pod in workers:
+            node_labels = labels[pod["spec"]["nodeName"]]
+            recorded = json.loads(record[node_labels[NODEPOOL]])["labels"]
+            assert recorded.items() <= node_labels.items(), (recorded, node_labels)
 
     # The run itself: KubeRay's cluster ready; a RayJob's submitter runs `ray job submit` with the
     # entrypoint (KubeRay's own command, with a recording `ray`).
