@@ -67,7 +67,13 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(dump_all([o.manifest for o in only.objects]))
         return 0
     out = Path(args.output)
-    write_tree(out, dist_files(renderings), replace=list(renderings))
+    try:
+        write_tree(out, dist_files(renderings), replace=list(renderings))
+    except (
+        OSError
+    ) as e:  # what the folder refused (a full disk, a filesystem without files): not our temp names
+        print(f"verl-grpo synth: -o {args.output}: cannot write there ({e.strerror or e})", file=sys.stderr)
+        return 1
     for name, r in renderings.items():
         print(f"wrote {out / name}/ ({len(r.objects)} objects)", file=sys.stderr)
     return 0

@@ -96,3 +96,22 @@ def test_without_an_output_folder_nothing_is_written(tmp_path, monkeypatch, caps
     assert usage.value.code == 2
     assert "the following arguments are required: -o/--output" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_that_refuses_the_files_is_named_not_our_temp_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the folder refuses while writing (a full disk; /proc, which takes no files, even from
+    root) is named with -o, never as the staging file the failed write was at (issue 43)."""
+    import errno
+
+    from verl_grpo.output import atomic
+
+    def refuse(root: Path, trees: object) -> list[str]:
+        raise OSError(errno.ENOSPC, "No space left on device", str(root / ".verl-grpo-swap.1a2b.json.9.tmp"))
+
+    monkeypatch.setattr(atomic, "write_trees", refuse)
+    out = tmp_path / "out"
+    assert main(["synth", "--profile", "b200-standard", "-f", str(DIST_VALUES), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"verl-grpo synth: -o {out}: cannot write there (No space left on device)\n"
