@@ -143,7 +143,11 @@ def measure(runs: int) -> None:
                 "-f",
                 "overlays/h200-standard/values.yaml",
             ],
-            "kubectl kustomize overlays/h200-standard": [str(BIN / "kubectl"), "kustomize", "overlays/h200-standard"],
+            "kubectl kustomize overlays/h200-standard": [
+                str(BIN / "kubectl"),
+                "kustomize",
+                "overlays/h200-standard",
+            ],
             "verl-grpo metrics, 1000-step log -> CSV + PNG": [
                 str(BIN / "verl-grpo"),
                 "metrics",
