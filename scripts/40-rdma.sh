@@ -40,8 +40,8 @@ fi
 # alone, applied as that pool's field manager: keys of pools made by other runs stay. Empty on
 # Autopilot (no pools).
 if [[ -n $POOL_RECORDS ]]; then
-  printf '%s\n' "$POOL_RECORDS_ACCESS" >"$rendered/pool-records-access.yaml"
-  run kubectl apply --server-side --field-manager=verl-grpo-scripts -f "$rendered/pool-records-access.yaml"
+  printf '%s\n' "$POOL_RECORDS_ACCESS" >"$rendered/pool-records-access.json"
+  run kubectl apply --server-side --field-manager=verl-grpo-scripts -f "$rendered/pool-records-access.json"
   read -r -a pools <<<"$GPU_POOLS"
   mapfile -t records <<<"$POOL_RECORDS"
   for i in "${!pools[@]}"; do

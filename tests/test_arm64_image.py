@@ -18,7 +18,7 @@ from .scripts_harness import ARM64_IMAGE, USER_FILES
 RESERVATION = USER_FILES["cluster.reservation"]
 
 REFUSAL = "image.platforms: lacks linux/arm64, the platform of the a4x nodes group 'gpu-group' runs on"
-OVERLAY = REPO / "overlays" / "a4x" / "values.yaml"
+OVERLAY = REPO / "overlays" / "a4x-standard" / "values.yaml"
 
 
 def synth(out: Path, *args: str) -> subprocess.CompletedProcess:

@@ -365,7 +365,9 @@ def record_applied(cloud: Cloud, args: list[str]) -> None:
         if "://" in source:
             applied[source] = None
             continue
-        for doc in yaml.safe_load_all(Path(source).read_text()):
+        docs = [d for d in yaml.safe_load_all(Path(source).read_text()) if d]
+        # A List is applied as its items (kubectl's own unpacking).
+        for doc in (i for d in docs for i in (d["items"] if d["kind"] == "List" else [d])):
             meta = doc["metadata"]
             key = f"{doc['kind']}/{meta.get('namespace', '')}/{meta['name']}"
             if doc["kind"] == "ConfigMap" and key in applied:

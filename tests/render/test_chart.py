@@ -256,7 +256,7 @@ def test_chart_works_as_a_dependency_of_an_umbrella_chart(tmp_path, helm):
         "apiVersion: v2\nname: platform\nversion: 1.0.0\n"
         "dependencies:\n- name: verl-grpo\n  version: 0.1.0\n  repository: file://charts/verl-grpo\n"
     )
-    overlay = yaml.safe_load((REPO / "overlays" / "h200" / "values.yaml").read_text())
+    overlay = yaml.safe_load((REPO / "overlays" / "h200-standard" / "values.yaml").read_text())
     overlay.setdefault("storage", {}).update(yaml.safe_load(DIST_VALUES.read_text())["storage"])
     values = {"global": {"team": "rl", "imageRegistry": "europe-docker.pkg.dev"}, "verl-grpo": overlay}
     (umbrella / "values.yaml").write_text(yaml.safe_dump(values))
@@ -266,7 +266,7 @@ def test_chart_works_as_a_dependency_of_an_umbrella_chart(tmp_path, helm):
     )
     done = run(tool(helm), "lint", "--strict", str(umbrella))
     assert done.returncode == 0, done.stdout + done.stderr
-    alone = helm_template("-f", str(REPO / "overlays" / "h200" / "values.yaml"), helm=helm)
+    alone = helm_template("-f", str(REPO / "overlays" / "h200-standard" / "values.yaml"), helm=helm)
     within = by_identity(helm_template(helm=helm, chart=umbrella))
     assert within.pop(("ConfigMap", "", "team"))["data"] == {"team": "rl"}
     assert within == by_identity(alone)

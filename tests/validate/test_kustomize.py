@@ -34,7 +34,9 @@ def test_a_patched_overlay_is_refused_by_the_rules_re_derived_from_objects(tmp_p
     kustomization = {
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",
-        "resources": [os.path.relpath(REPO / "overlays" / "h200", overlay)],  # kustomize wants it relative
+        "resources": [
+            os.path.relpath(REPO / "overlays" / "h200-standard", overlay)
+        ],  # kustomize wants it relative
         "patches": [{"target": {"kind": "RayJob"}, "path": "patch.json"}],
     }
     (overlay / "kustomization.yaml").write_text(yaml.safe_dump(kustomization))

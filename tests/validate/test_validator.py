@@ -439,21 +439,27 @@ def test_set_rules_catch_what_broke_the_first_run(validator):
 
 def test_a_kustomize_namespace_that_strands_the_claims_is_refused(tmp_path):
     """Kustomize's `namespace:` moves the PVCs but not the PVs' claimRef: refused, with the way out."""
-    import shutil
+    import os
     import subprocess
 
-    overlay = REPO / "overlays" / f"ns-test-{tmp_path.name}"
+    # The user's own overlay, outside the checkout (kustomize wants the base relative, and out of
+    # its root only with LoadRestrictionsNone).
+    overlay = tmp_path / "mine"
     overlay.mkdir()
-    try:
-        (overlay / "kustomization.yaml").write_text("namespace: team-a\nresources:\n- ../h200\n")
-        done = subprocess.run(
-            [str(REPO / ".venv" / "bin" / "kubectl"), "kustomize", str(overlay)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    finally:
-        shutil.rmtree(overlay)
+    base = os.path.relpath(REPO / "overlays" / "h200-standard", overlay)
+    (overlay / "kustomization.yaml").write_text(f"namespace: team-a\nresources:\n- {base}\n")
+    done = subprocess.run(
+        [
+            str(REPO / ".venv" / "bin" / "kubectl"),
+            "kustomize",
+            "--load-restrictor",
+            "LoadRestrictionsNone",
+            str(overlay),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     out = tmp_path / "team-a.yaml"
     out.write_text(done.stdout)
     docs = read_documents([out])

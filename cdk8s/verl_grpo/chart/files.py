@@ -193,4 +193,6 @@ def chart_files() -> ChartFiles:
         "templates/_poolGuard.tpl": POOL_GUARD,
         **tpl,
     }
-    return ChartFiles(files, sum(1 for path in tpl if path.startswith("templates/")))
+    return ChartFiles(
+        files, sum(1 for path in files if path.startswith("templates/") and path != "templates/NOTES.txt")
+    )

@@ -27,7 +27,6 @@ from ..facts.networks import DRANET_LABEL
 from ..problems import RULES, Problem
 from ..values.derive import DeploySpec, group_spec
 from ..values.worker_groups import GroupView, group_views
-from ..yaml_io import dump_all
 
 RULE = "pool-matches-workers"
 # kube-public: by convention readable by all (kubeadm's cluster-info lives there); the Role below
@@ -90,34 +89,25 @@ def pool_records(spec: DeploySpec, profile: str) -> str:
 def records_access() -> str:
     """Read access to the records for every authenticated user (the Role names the one ConfigMap:
     RBAC grants get by resourceNames, https://kubernetes.io/docs/reference/access-authn-authz/rbac/
-    "Referring to resources")."""
+    "Referring to resources"), as one line: a List, which kubectl apply takes as its items."""
     meta = {"name": RECORDS, "namespace": NAMESPACE}
-    return dump_all(
-        [
-            {
-                "apiVersion": "rbac.authorization.k8s.io/v1",
-                "kind": "Role",
-                "metadata": meta,
-                "rules": [
-                    {
-                        "apiGroups": [""],
-                        "resources": ["configmaps"],
-                        "resourceNames": [RECORDS],
-                        "verbs": ["get"],
-                    }
-                ],
-            },
-            {
-                "apiVersion": "rbac.authorization.k8s.io/v1",
-                "kind": "RoleBinding",
-                "metadata": meta,
-                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": RECORDS},
-                "subjects": [
-                    {"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "system:authenticated"}
-                ],
-            },
-        ]
-    )
+    rbac = "rbac.authorization.k8s.io"
+    role = {
+        "apiVersion": f"{rbac}/v1",
+        "kind": "Role",
+        "metadata": meta,
+        "rules": [
+            {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [RECORDS], "verbs": ["get"]}
+        ],
+    }
+    binding = {
+        "apiVersion": f"{rbac}/v1",
+        "kind": "RoleBinding",
+        "metadata": meta,
+        "roleRef": {"apiGroup": rbac, "kind": "Role", "name": RECORDS},
+        "subjects": [{"apiGroup": rbac, "kind": "Group", "name": "system:authenticated"}],
+    }
+    return _compact({"apiVersion": "v1", "kind": "List", "items": [role, binding]})
 
 
 def worker_selectors(spec: DeploySpec) -> dict[str, dict[str, str]]:

@@ -16,7 +16,6 @@ from verl_grpo.rules.cluster_pools import (
     worker_selectors,
 )
 from verl_grpo.values.derive import DeploySpec
-from verl_grpo.yaml_io import load_all
 
 TWO_GROUPS = (
     "workerGroups.gpu-group=null,workerGroups.spot.replicas=1,workerGroups.spot.capacity=spot,"
@@ -120,7 +119,7 @@ def test_the_selectors_are_the_rendered_worker_groups() -> None:
 
 
 def test_every_authenticated_user_may_read_the_one_configmap() -> None:
-    role, binding = load_all(records_access())
+    role, binding = json.loads(records_access())["items"]
     assert role["rules"] == [
         {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [RECORDS], "verbs": ["get"]}
     ]
