@@ -100,12 +100,13 @@ lint: $(STAMP) ## ruff, shellcheck, import-linter (the layers), mypy (strict)
 setup: $(STAMP) tools oracle scanner controlplane ## everything the tests need (make -j4 setup runs it side by side)
 
 # The tiers that share nothing run side by side on every CPU (pytest-xdist); the control planes
-# and the local Ray cluster one at a time (the job tests stop every Ray on the machine).
+# and the local Ray cluster one at a time (the job tests stop every Ray on the machine). At most
+# 4 workers: each runs its own cdk8s (node) process.
 ONE_AT_A_TIME := tests/controlplane tests/jobs
 test: $(STAMP) ## everything: the setup side by side, lint, then every test tier
 	$(MAKE) -j4 --output-sync=target setup
 	$(MAKE) lint
-	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q -n auto $(ONE_AT_A_TIME:%=--ignore=%); side=$$?; \
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q -n auto --maxprocesses=4 $(ONE_AT_A_TIME:%=--ignore=%); side=$$?; \
 	CONTROLPLANE=1 PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q $(ONE_AT_A_TIME); alone=$$?; \
 	exit $$((side || alone))
 
