@@ -100,15 +100,16 @@ def matching_profiles(args: argparse.Namespace) -> list[str]:
     return names or [p.name for p in shipped_profiles()]
 
 
-def one_profile(args: argparse.Namespace) -> Profile:
-    """--profile, or the shipped profile the values agree with once the chart's defaults fill
-    what they leave out (gpu.type, cluster.mode, run.kind), else the first they agree with."""
+def one_profile(args: argparse.Namespace, under: dict[str, Any] | None = None) -> Profile:
+    """--profile, or the shipped profile the values agree with once the chart's defaults (and
+    `under`, a layer beneath the values: submit's RayCluster) fill what they leave out (gpu.type,
+    cluster.mode, run.kind), else the first they agree with."""
     from ..profiles import shipped_profiles
     from ..values.loader import agrees, merge_layers
 
     name = args.profile
     if not name:
-        full = merge_layers(None, args.values, sets(args))
+        full = merge_layers(under, args.values, sets(args))
         named = [p.name for p in shipped_profiles() if agrees(p.layer(), full)]
         name = (named or matching_profiles(args))[0]
     (profile,) = profiles([name])

@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..jobs.verbs import add_job_verbs
-from .flags import profiles, request, values_flags
+from .flags import one_profile, request, values_flags
 
 if TYPE_CHECKING:
     from ..values.derive import DeploySpec
@@ -28,7 +28,9 @@ def submit_spec(args: argparse.Namespace) -> DeploySpec:
     --compose-only leaves the verl rules to the image's verl itself."""
     from ..pipeline import synthesize
 
-    (profile,) = profiles([args.profile])
+    # Without --profile, the one the values describe, a RayCluster's unless they name run.kind
+    # (a RayJob's values are then refused naming run.kind, before any connection).
+    profile = one_profile(args, under={"run": {"kind": "RayCluster"}})
     # The job goes to a running RayCluster, whose bucket is mounted already: no deploy-only rules.
     job = request(args, profile, check_verl=not args.compose_only, deploying=False)
     (rendering,) = synthesize([job]).values()

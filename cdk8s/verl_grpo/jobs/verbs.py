@@ -46,9 +46,10 @@ def add_job_verbs(
     )
     submit.add_argument(
         "--profile",
-        default="b200-standard-raycluster",
+        default=None,
         metavar="NAME",
-        help="shipped profile under your values (default: b200-standard-raycluster)",
+        help="shipped profile under your values (default: the RayCluster profile your values "
+        "describe; b200-standard-raycluster when they set none)",
     )
     values_flags(submit)
     _address_flags(submit, namespace=False)

@@ -98,3 +98,53 @@ def test_bad_values_are_refused_like_synth_before_connecting(
     out, err = capsys.readouterr()
     assert out == "" and err.startswith("error: b200-standard-raycluster: workerGroups")
     assert cluster.connected == []
+
+
+def test_without_profile_submit_takes_the_raycluster_profile_the_values_describe(
+    cluster: SimpleNamespace, tmp_path: Path
+) -> None:
+    """README's `submit -f my-raycluster.yaml` (what `init --profile h200-standard-raycluster`
+    writes): the H200 RayCluster, not the B200 one; values without a run.kind get a RayCluster's,
+    and none at all the chart's GPU's."""
+    bare = submit_spec(build_parser().parse_args(["submit"]))
+    assert (bare.values.gpu.type, bare.values.run.kind) == ("b200", "RayCluster")
+    assert (
+        main(
+            [
+                "init",
+                "--profile",
+                "h200-standard-raycluster",
+                "--bucket",
+                "my-bucket",
+                "-o",
+                str(tmp_path / "rc.yaml"),
+            ]
+        )
+        == 0
+    )
+    args = build_parser().parse_args(["submit", "-f", str(tmp_path / "rc.yaml")])
+    spec = submit_spec(args)
+    assert (spec.values.gpu.type, spec.values.run.kind) == ("h200", "RayCluster")
+    (tmp_path / "gpu.yaml").write_text("gpu: {type: h200}\n")
+    spec = submit_spec(build_parser().parse_args(["submit", "-f", str(tmp_path / "gpu.yaml")]))
+    assert (spec.values.gpu.type, spec.values.cluster.mode, spec.values.run.kind) == (
+        "h200",
+        "standard",
+        "RayCluster",
+    )
+
+
+def test_values_of_a_rayjob_are_refused_naming_run_kind(
+    cluster: SimpleNamespace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`init --profile h200-standard`'s my.yaml names run.kind RayJob: submit refuses it, no connection."""
+    assert (
+        main(["init", "--profile", "h200-standard", "--bucket", "my-bucket", "-o", str(tmp_path / "my.yaml")])
+        == 0
+    )
+    capsys.readouterr()
+    assert main(["submit", "-f", str(tmp_path / "my.yaml"), "--address", "127.0.0.1:9"]) == 1
+    assert capsys.readouterr().err.startswith(
+        "verl-grpo submit: run.kind: 'RayJob'; submit needs 'RayCluster'"
+    )
+    assert cluster.connected == []

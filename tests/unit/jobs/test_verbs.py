@@ -35,9 +35,10 @@ def test_every_job_verb_is_added_and_dispatches_to_the_one_runner() -> None:
 
 
 def test_the_defaults_say_what_a_bare_verb_does() -> None:
-    """Defaults: the b200 RayCluster profile, a 60 s stop timeout, --key repeatable."""
+    """Defaults: the profile the values describe (commands/jobs.py submit_spec), a 60 s stop
+    timeout, --key repeatable."""
     submit = parser().parse_args(["submit"])
-    assert submit.profile == "b200-standard-raycluster" and submit.submission_id is None
+    assert submit.profile is None and submit.submission_id is None
     assert (submit.follow, submit.compose_only, submit.address, submit.token_file) == (
         False,
         False,
