@@ -99,10 +99,12 @@ def _run(argv: list[str] | None, interrupted: Callable[[], bool]) -> int:
         return EXIT_INVALID
     except OSError as e:  # a folder that cannot be written, a disk that is full: the OS's words
         where = f"{e.filename}: " if e.filename else ""
-        print(f"verl-grpo {args.verb}: {where}{e.strerror or e}", file=sys.stderr)
+        print(one_line(f"verl-grpo {args.verb}: {where}{e.strerror or e}"), file=sys.stderr)
         return EXIT_INVALID
     except Exception as e:  # noqa: BLE001 - one line, never a traceback; the fuzz tests keep this unused
-        print(f"verl-grpo: internal error: {type(e).__name__}: {e} (please report)", file=sys.stderr)
+        print(
+            one_line(f"verl-grpo: internal error: {type(e).__name__}: {e} (please report)"), file=sys.stderr
+        )
         return EXIT_INVALID
 
 

@@ -65,8 +65,9 @@ def test_every_problem_prints_as_its_own_line_and_exits_1(
         ),
         (OSError(28, "No space left on device"), "verl-grpo schema: No space left on device"),
         (KeyError("gpu"), "verl-grpo: internal error: KeyError: 'gpu' (please report)"),
+        (ValueError("two\nlines"), "verl-grpo: internal error: ValueError: two\\nlines (please report)"),
     ],
-    ids=["jobs-error", "os-error-with-file", "os-error", "anything-else"],
+    ids=["jobs-error", "os-error-with-file", "os-error", "anything-else", "anything-else-multi-line"],
 )
 def test_a_verbs_failure_is_one_line_naming_the_verb(
     raised: Exception, line: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
