@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ..problems import Problem
 from .flags import (
@@ -80,11 +81,25 @@ def run(args: argparse.Namespace) -> int:
     return 1 if any(errors(ps) for ps in report.values()) else 0
 
 
-def _crd_docs(text: str) -> list[object]:
-    """`kubectl get crd A B -o yaml` prints a List of the CRDs; a file of plain CRDs works too."""
+def _yaml(flag: str, text: str) -> list[dict[str, Any]]:
+    """The documents of a flag's file; one line naming the flag and where, if not YAML."""
     import yaml
 
-    docs = [d for d in yaml.safe_load_all(text) if d]
+    from ..problems import VALUES, Problems, error
+    from ..values.loader import yaml_error
+
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if d]
+    except yaml.YAMLError as e:
+        raise Problems([error(VALUES, flag, f"not valid YAML: {yaml_error(e)}")]) from e
+    if not all(isinstance(d, dict) for d in docs):
+        raise Problems([error(VALUES, flag, "not a YAML mapping (what kubectl -o yaml or -o json prints)")])
+    return docs
+
+
+def _crd_docs(text: str) -> list[object]:
+    """`kubectl get crd A B -o yaml` prints a List of the CRDs; a file of plain CRDs works too."""
+    docs = _yaml("--cluster-crds", text)
     return [i for d in docs for i in (d.get("items", []) if d.get("kind") == "List" else [d])]
 
 
@@ -101,8 +116,7 @@ def _kuberay_problems(version: str, docs: list[object]) -> list[Problem]:
 
 
 def _pool_records(text: str) -> list[tuple[str, str, dict[str, str]]]:
-    import yaml
-
     from ..rules.cluster_pools import records_of
 
-    return records_of(yaml.safe_load(text) or {})
+    docs = _yaml("--cluster-pools", text)
+    return records_of(docs[0] if docs else {})

@@ -100,3 +100,20 @@ def test_the_clusters_crds_must_belong_to_kuberay_version(
     none.write_text("apiVersion: v1\nkind: List\nitems: []\n")
     assert main(["check", "--profile", "h200-standard", "--cluster-crds", str(none)]) == 1
     assert "the cluster has no ray.io RayCluster/RayJob CRDs" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("flag", "text", "says"),
+    [
+        ("--cluster-crds", "a: [\n  b\n", "not valid YAML: line 3, column 1: expected ',' or ']'"),
+        ("--cluster-pools", "- x\n", "not a YAML mapping"),
+    ],
+)
+def test_a_cluster_file_that_is_not_kubectl_s_output_is_one_line(
+    flag: str, text: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(text)
+    assert main(["check", flag, str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: {flag}: {says}"), err
