@@ -14,6 +14,7 @@ from ..facts.networks import DRANET_LABEL
 from ..values.decisions import Decisions, text
 from ..values.derive import DeploySpec
 from ..values.model import Values
+from ..values.worker_groups import GroupView
 
 # GKE taints Arm nodes kubernetes.io/arch=arm64:NoSchedule and labels them kubernetes.io/arch
 # (https://cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment);
@@ -56,6 +57,15 @@ def compute_class_selector(v: Values) -> dict[str, str]:
 def gpu_node_selector(spec: DeploySpec) -> dict[str, object]:
     """The GPU workers' node selector: the machine's labels, then the capacity's."""
     return {**gpu_machine_selector(spec), **gpu_selector_labels(spec.values, spec.decide)}
+
+
+def worker_node_selector(spec: DeploySpec, group: GroupView) -> dict[str, object]:
+    """A worker group's node selector (`spec` the group's, values/derive.py group_spec): the
+    machine's labels, the capacity's, and on Standard its pool's when several groups each select
+    their own (values/worker_groups.py GroupView.pinned)."""
+    v, decide = spec.values, spec.decide
+    pinned = decide.all_of(decide.is_(v.cluster.mode, "standard"), decide.flag(group.pinned))
+    return {**gpu_node_selector(spec), **decide.when(pinned, {NODE_POOL_LABEL: group.pool})}
 
 
 def gpu_machine_selector(spec: DeploySpec) -> dict[str, str]:

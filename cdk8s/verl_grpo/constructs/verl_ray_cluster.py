@@ -24,11 +24,10 @@ from .pod_security import (
 from .preflight_script import PreflightScript
 from .runtime_env import worker_setup
 from .scheduling import (
-    NODE_POOL_LABEL,
     cpu_node_selector,
-    gpu_node_selector,
     queue_labels,
     worker_annotations,
+    worker_node_selector,
     worker_tolerations,
 )
 from .training_identity import TrainingIdentity
@@ -167,10 +166,8 @@ class VerlRayCluster(ManifestConstruct):
         preflight: PreflightScript,
     ) -> dict[str, Any]:
         v, gpu, d, decide = spec.values, spec.gpu, spec.derived, spec.decide
-        pinned = decide.all_of(decide.is_(v.cluster.mode, "standard"), decide.flag(group.pinned))
         # Named, as a Helm author keeps a selector: the machine's labels, the capacity's, the pool's.
-        pool = decide.when(pinned, {NODE_POOL_LABEL: group.pool})
-        selector = decide.named(GPU_NODE_SELECTOR, {**gpu_node_selector(spec), **pool})
+        selector = decide.named(GPU_NODE_SELECTOR, worker_node_selector(spec, group))
         gpus = {"nvidia.com/gpu": text(gpu.gpus_per_node)}
         return {
             "groupName": group.name,

@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..constructs.scheduling import ARCH_LABEL, NODE_POOL_LABEL, gpu_node_selector
+from ..constructs.scheduling import ARCH_LABEL, NODE_POOL_LABEL, worker_node_selector
 from ..facts.capacity import CAPACITIES
 from ..facts.machines import gpu_profiles
 from ..facts.networks import DRANET_LABEL
@@ -113,13 +113,10 @@ def records_access() -> str:
 def worker_selectors(spec: DeploySpec) -> dict[str, dict[str, str]]:
     """Each group's workers' node selector, as the rendered worker group carries it (its machine's
     and capacity's labels, and its pool's when several groups each select their own)."""
-    out = {}
-    for view in group_views(spec.values):
-        pinned = spec.values.cluster.mode == "standard" and view.pinned
-        pool = {NODE_POOL_LABEL: view.pool} if pinned else {}
-        selector = {**gpu_node_selector(group_spec(spec, view.values)), **pool}
-        out[view.name] = {k: str(v) for k, v in selector.items()}
-    return out
+    return {
+        view.name: {k: str(v) for k, v in worker_node_selector(group_spec(spec, view.values), view).items()}
+        for view in group_views(spec.values)
+    }
 
 
 # The line, in three fixed parts around the selector's labels and the recorded pools: pool_problems
