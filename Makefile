@@ -66,9 +66,11 @@ ORACLES := .venv-verl-0.6.1/.installed .venv-verl-0.9.1/.installed
 	$(PY) -m venv .venv-verl-$*
 	echo "$(CURDIR)/$(TORCH)" > "$$(.venv-verl-$*/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/shared-torch.pth"
 	.venv-verl-$*/bin/python -m pip install -q -c $< verl==$*
+	# the wheel itself, which the fake curl serves for the release's URL (tests/fakes)
+	$(PY) -m pip download -q --no-deps --only-binary :all: -d .cache/verl-downloads verl==$*
 	touch $@
 
-oracle: $(ORACLES) ## verl 0.6.1 and 0.9.1 in their own venvs (the oracle of `verl-grpo check`)
+oracle: $(ORACLES) ## verl 0.6.1 and 0.9.1 in their own venvs (the oracle of `verl-grpo check`), and their wheels
 
 # checkov, the security scanner the rendered manifests must pass (its own venv: many dependencies).
 SCANNER := .venv-checkov/.installed

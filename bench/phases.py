@@ -36,7 +36,7 @@ lap("import verl_grpo and cdk8s (jsii's node kernel)")
 specs = {p.name: pipeline.load_spec(dist_layer(p)) for p in shipped_profiles()}
 lap(f"values + rules, {len(specs)} profiles")
 for spec in specs.values():
-    training_problems(spec, pipeline.VERL_VERSION)
+    training_problems(spec)
 lap(f"verl checks, {len(specs)} profiles")
 rendered = render(specs)
 lap(f"objects through cdk8s (constructs), {len(specs)} profiles")

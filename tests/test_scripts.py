@@ -1,4 +1,4 @@
-"""scripts/ against fakes of gcloud, kubectl and git that record calls, keep state, fail on demand."""
+"""scripts/ against fakes of gcloud, kubectl and curl that record calls, keep state, fail on demand."""
 
 from __future__ import annotations
 

@@ -6,5 +6,3 @@ import os
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 __version__ = "0.1.0"
-# The verl release the job's image and overrides target; the chart's appVersion.
-VERL_VERSION = "0.6.1"

@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from types import FrameType
 
-from . import VERL_VERSION, __version__
+from . import __version__
 from .commands import VERBS
+from .facts.verl_releases import DEFAULT_VERL_VERSION
 from .jobs.errors import JobsError
 from .problems import Problems, one_line
 
@@ -28,7 +29,9 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="verl-grpo", description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--version", action="version", version=f"verl-grpo {__version__} (verl {VERL_VERSION})"
+        "--version",
+        action="version",
+        version=f"verl-grpo {__version__} (verl {DEFAULT_VERL_VERSION} by default)",
     )
     verbs = parser.add_subparsers(dest="verb", required=True)
     for verb in VERBS:

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import VERL_VERSION
 from .problems import VALIDATE, Problem, Problems, errors
 from .rules.check import check
 from .values.derive import DeploySpec, Release, deploy_spec
@@ -50,7 +49,6 @@ class Request:
     files: tuple[Path, ...] = ()
     sets: tuple[str, ...] = ()
     release: Release = DEFAULT_RELEASE
-    verl_version: str = VERL_VERSION
     check_verl: bool = True  # False: verl itself judges the overrides (`submit --compose-only`)
     deploying: bool = True  # False: not the deploy-only rules (`submit` to a running RayCluster)
 
@@ -76,7 +74,7 @@ def synthesize(requests: list[Request]) -> dict[str, Rendering]:
             problems += e.at(req.name).problems
             continue
         if not problems and req.check_verl:
-            found = [p.at(req.name) for p in training_problems(specs[req.name], req.verl_version)]
+            found = [p.at(req.name) for p in training_problems(specs[req.name])]
             problems += errors(found)
             warnings[req.name] = [p for p in found if p.severity != "error"]
     if problems:

@@ -5,14 +5,13 @@ from __future__ import annotations
 import ipaddress
 import shlex
 
-from . import VERL_VERSION
-from .constructs.data_prep_job import data_prep_account
+from .constructs.data_prep_job import data_prep_account, release_downloads
 from .constructs.verl_ray_cluster import ray_auth_secret
 from .facts.capacity import AUTOSCALE_FLAGS, CAPACITIES
 from .facts.kueue import QUEUED_PROVISIONING_FLAG
 from .facts.machines import GPU_BOOT_DISK_GB, GpuProfile, gpu_profiles
 from .facts.networks import DRANET_POOL_FLAGS, nic_networks
-from .facts.pins import VERL_COMMIT, rdma_installer
+from .facts.pins import rdma_installer
 from .pod.preflight import MARKER
 from .profiles import Profile
 from .rules.cluster_pools import RECORDS, pool_records, records_access
@@ -139,8 +138,9 @@ def shell_env(spec: DeploySpec, profile: Profile, network_base: str = DEFAULT_NE
         "HF_TOKEN_SECRET": v.data_prep.hf_token_secret,
         # ray.auth token: the Secret KubeRay hands the Ray containers (empty: no Ray token)
         "RAY_TOKEN_SECRET": ray_auth_secret(spec) if v.ray.auth == "token" else "",
-        "VERL_VERSION": VERL_VERSION,
-        "VERL_COMMIT": VERL_COMMIT,
+        # the verl release's files and their sha256 (data/verl/<version>.yaml), as the data-prep Job's
+        "VERL_VERSION": v.training.verl_version,
+        **{e["name"]: e["value"] for e in release_downloads(spec.decide, v.training.verl_version)},
         "RDMA_INSTALLER": rdma_installer(v.cluster.mode, gpu.arch),
         "MARKER": MARKER,
     }

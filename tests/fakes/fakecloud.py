@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A stand-in for gcloud, kubectl and git that cannot reach a cloud: it records every call,
+"""A stand-in for gcloud, kubectl and curl that cannot reach a cloud: it records every call,
 keeps state (what exists) and fails on demand.
 
     FAKE_STATE=dir      calls.jsonl (one call per line) and state.json live here
@@ -11,7 +11,7 @@ keeps state (what exists) and fails on demand.
     FAKE_SUB_BLOCKS     a reservation's healthy sub-blocks, "BLOCK/SUB/COUNT/IN_USE ..." (any reservation):
                         what `compute reservations blocks list` and `sub-blocks list --block-name` print
     FAKE_NO_CREDENTIALS every gcloud call fails as gcloud does without an account
-    FAKE_GIT_COMMIT     what `git rev-parse HEAD` prints (default: the commit facts/pins.py pins)
+    FAKE_TAMPERED       `curl` serves each file with one byte more (not the bytes a release pins)
     FAKE_KUBERAY        the KubeRay release of GKE's Ray add-on (default: kuberay.py's DEFAULT_VERSION):
                         `kubectl get crd rayclusters.ray.io rayjobs.ray.io -o yaml` prints CRDs with that
                         release's own fields (data/kuberay-crd-fields.json) once a cluster exists
@@ -56,6 +56,7 @@ GCLOUD_VERBS = {
     "get-server-config",
     "list",
 }
+REPO = Path(__file__).resolve().parents[2]
 DEFAULT_GKE_VERSIONS = "1.33.5-gke.1162000;1.34.1-gke.1431000;1.33.0-gke.1000000"
 
 
@@ -324,7 +325,7 @@ def kuberay_crds(cloud: Cloud, names: list[str]) -> int:
             file=sys.stderr,
         )
         return 1
-    repo = Path(__file__).resolve().parents[2] / "cdk8s" / "verl_grpo"
+    repo = REPO / "cdk8s" / "verl_grpo"
     default = re.search(r'DEFAULT_VERSION = "([^"]+)"', (repo / "facts" / "kuberay.py").read_text()).group(1)
     data = json.loads((repo / "data" / "kuberay-crd-fields.json").read_text())
     fields = data["fields"][data["versions"][os.environ.get("FAKE_KUBERAY") or default]]
@@ -375,19 +376,24 @@ def record_applied(cloud: Cloud, args: list[str]) -> None:
             applied[key] = doc
 
 
-def git(cloud: Cloud, args: list[str]) -> int:
-    if args and args[0] == "clone":
-        package = Path(positional(args)[-1]) / "verl"
-        package.mkdir(parents=True, exist_ok=True)
-        (package / "__init__.py").write_text("")
-    if "rev-parse" in args:  # the clone's commit: the pinned one, or FAKE_GIT_COMMIT (a moved tag)
-        print(os.environ.get("FAKE_GIT_COMMIT") or pinned_verl_commit())
+# Where `curl --output FILE URL` finds the files the kit downloads, by the URL's last part: the verl
+# wheels `make oracle` downloads from PyPI, and verl's GSM8K script (tests/data/verl/README.md).
+DOWNLOADS = (REPO / ".cache" / "verl-downloads", REPO / "tests" / "data" / "verl")
+
+
+def curl(cloud: Cloud, args: list[str]) -> int:
+    url, output = args[-1], args[args.index("--output") + 1]
+    name = url.rsplit("/", 1)[-1]
+    found = [folder / name for folder in DOWNLOADS if (folder / name).is_file()]
+    if not found:
+        print(
+            f"curl: (22) The requested URL returned error: 404 ({url}; `make oracle` gets the wheels)",
+            file=sys.stderr,
+        )
+        return 22
+    tampered = b"\n" if os.environ.get("FAKE_TAMPERED") else b""
+    Path(output).write_bytes(found[0].read_bytes() + tampered)
     return 0
-
-
-def pinned_verl_commit() -> str:
-    pins = Path(__file__).resolve().parents[2] / "cdk8s" / "verl_grpo" / "facts" / "pins.py"
-    return re.search(r'VERL_COMMITS = \{"[^"]+": "([0-9a-f]{40})"\}', pins.read_text()).group(1)
 
 
 def main() -> int:
@@ -397,7 +403,7 @@ def main() -> int:
     cloud = Cloud(root)
     cloud.record(tool, args)
     try:
-        return {"gcloud": gcloud, "kubectl": kubectl, "git": git}[tool](cloud, args)
+        return {"gcloud": gcloud, "kubectl": kubectl, "curl": curl}[tool](cloud, args)
     finally:
         cloud.save()
 

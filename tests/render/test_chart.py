@@ -90,11 +90,12 @@ def test_helm_applies_the_schema(flag, needle, helm):
 
 
 def test_chart_metadata_and_docs():
-    from verl_grpo import VERL_VERSION, __version__
+    from verl_grpo import __version__
+    from verl_grpo.facts.verl_releases import DEFAULT_VERL_VERSION
 
     chart = load((CHART / "Chart.yaml").read_text())
     assert chart["apiVersion"] == "v2" and chart["type"] == "application"
-    assert chart["version"] == __version__ and chart["appVersion"] == VERL_VERSION
+    assert chart["version"] == __version__ and chart["appVersion"] == DEFAULT_VERL_VERSION
     schema = json.loads((CHART / "values.schema.json").read_text())
     values_text = (CHART / "values.yaml").read_text()
     readme = (CHART / "README.md").read_text()

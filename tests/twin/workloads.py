@@ -122,7 +122,7 @@ def network_standins(folder: Path, fakes: Path, state: Path) -> tuple[str, dict[
     python = folder / "python3"
     python.write_text(PYTHON_STANDIN)
     python.chmod(0o755)
-    (folder / "git").symlink_to(fakes / "git")
+    (folder / "curl").symlink_to(fakes / "curl")
     state.mkdir(parents=True, exist_ok=True)
     state.chmod(0o777)
     calls = state / "standin-calls.txt"

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..facts.machines import gpu_profiles
 from ..facts.node_fit import SIDECAR_LIMITS
+from ..facts.verl_releases import RELEASE_HELPER, RELEASES_TABLE, release_rows
 from ..rules.cross_rules import RULES
 from ..rules.expressions import FACTS_HELPER, MACHINE_FACTS, MACHINE_HELPER
 from ..values.decisions import camel
@@ -49,6 +50,12 @@ def facts_template() -> str:
         f'{{{{- define "{FACTS}" -}}}}\n'
         f'{{{{- $machine := index (include "{MACHINES}" . | fromYaml) (index . 0) }}}}\n'
         '{{- toJson (merge (index $machine.defaults (index . 1)) (omit $machine "defaults")) }}\n'
+        "{{- end }}\n\n"
+        "{{- /* By verl release: data/verl/*.yaml (facts/verl_releases.py release_row). */}}\n"
+        f'{{{{- define "{RELEASES_TABLE}" }}}}\n{dump(release_rows())}{{{{- end }}}}\n\n'
+        "{{- /* One verl release's facts (by training.verlVersion), as JSON. */}}\n"
+        f'{{{{- define "{RELEASE_HELPER}" -}}}}\n'
+        f'{{{{- index (include "{RELEASES_TABLE}" . | fromYaml) . | toJson }}}}\n'
         "{{- end }}\n"
     )
 

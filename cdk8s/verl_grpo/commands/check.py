@@ -15,7 +15,6 @@ from .flags import (
     profiles_flag,
     spec,
     values_flags,
-    verl_version_flag,
 )
 
 
@@ -23,7 +22,6 @@ def add(verbs: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("check", help="check the training settings with verl's own rules")
     profiles_flag(p, f"shipped profile (repeatable; default: {ONE_PROFILE})")
     values_flags(p)
-    verl_version_flag(p)
     p.add_argument(
         "--cluster-crds",
         type=argparse.FileType("r"),
@@ -54,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     cluster_crds = None if args.cluster_crds is None else _crd_docs(args.cluster_crds.read())
     pool_records = None if args.cluster_pools is None else _pool_records(args.cluster_pools.read())
     report: dict[str, list[Problem]] = {}
+    verls: dict[str, str] = {}  # each profile's training.verlVersion, for its verdict
     for profile in profiles(args.profile or [one_profile(args).name]):
         try:
             deploy = spec(args, profile)
@@ -62,9 +61,10 @@ def run(args: argparse.Namespace) -> int:
                 raise
             report[profile.name] = e.problems
             continue
+        verls[profile.name] = f"verl {deploy.values.training.verl_version}: "
         # plan's memory warning too: a run that will not fit its GPUs is a problem of its settings.
-        memory = memory_problems(deploy, memory_estimate(deploy, args.verl_version))
-        problems = [*training_problems(deploy, args.verl_version), *memory]
+        memory = memory_problems(deploy, memory_estimate(deploy))
+        problems = [*training_problems(deploy), *memory]
         if cluster_crds is not None:
             problems += _kuberay_problems(deploy.values.kuberay.version, cluster_crds)
         if pool_records is not None:
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             for p in problems:
                 print(p.line())
             verdict = "ok" if not problems else f"{len(problems)} problem(s)"
-            print(f"{name}: verl {args.verl_version}: {verdict}", file=sys.stderr)
+            print(f"{name}: {verls.get(name, '')}{verdict}", file=sys.stderr)
     return 1 if any(errors(ps) for ps in report.values()) else 0
 
 

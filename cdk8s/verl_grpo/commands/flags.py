@@ -181,15 +181,3 @@ def spec(args: argparse.Namespace, profile: Profile, deploying: bool = False) ->
         return load_spec(profile.layer(), args.values, sets(args), release(args), deploying)
     except Problems as e:
         raise e.at(profile.name) from None
-
-
-def verl_version_flag(p: argparse.ArgumentParser) -> None:
-    from .. import VERL_VERSION
-    from ..verl_check.config import supported_versions
-
-    p.add_argument(
-        "--verl-version",
-        default=VERL_VERSION,
-        choices=supported_versions(),
-        help=f"verl version the job runs (default: {VERL_VERSION}, the kit's)",
-    )

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..facts.verl_releases import DEFAULT_VERL_VERSION, verl_release, verl_releases
 from ..profiles import shipped_profiles
 from .flags import Once
 
@@ -48,6 +49,14 @@ def add(verbs: argparse._SubParsersAction) -> None:
         help="arm64 GPU nodes (A4X): your multi-arch build of verl's image (image.repository, image.tag)",
     )
     p.add_argument(
+        "--verl-version",
+        action=Once,
+        choices=list(verl_releases()),
+        metavar="VERSION",
+        help=f"the verl release the run uses (training.verlVersion, default {DEFAULT_VERL_VERSION}), "
+        f"and its image (image.tag, ray.version): {', '.join(verl_releases())}",
+    )
+    p.add_argument(
         "-o",
         "--output",
         default="my.yaml",
@@ -85,6 +94,13 @@ def given_values(args: argparse.Namespace, profile: Profile) -> dict[str, Any]:
             "image.tag": tag,
             "image.platforms": profile.image_platforms,
         }
+    if args.verl_version:  # with the release's image, unless --image names the user's own build
+        release = verl_release(args.verl_version)
+        given["training.verlVersion"] = release.version
+        if "image.tag" not in given:
+            given["image.tag"] = release.image.tag
+            if release.image.ray:
+                given["ray.version"] = release.image.ray
     return given
 
 

@@ -7,7 +7,7 @@ import json
 import math
 import sys
 
-from .flags import one_profile, output_flag, profile_flag, spec, values_flags, verl_version_flag
+from .flags import one_profile, output_flag, profile_flag, spec, values_flags
 
 
 def price(text: str) -> float:
@@ -33,7 +33,6 @@ def add(verbs: argparse._SubParsersAction) -> None:
     p = verbs.add_parser("plan", help="what a run will use and do: requests, batches, memory, cost")
     profile_flag(p)
     values_flags(p)
-    verl_version_flag(p)
     p.add_argument(
         "--gpu-hour-price",
         type=price,
@@ -59,14 +58,13 @@ def run(args: argparse.Namespace) -> int:
     from ..working import working
 
     profile = one_profile(args)
-    with working(f"checking {profile.name} with verl {args.verl_version}'s config rules"):
+    with working(f"checking {profile.name} with its verl's config rules"):
         deploy = spec(args, profile)
-        problems = training_problems(deploy, args.verl_version)
+        problems = training_problems(deploy)
     plan = make_plan(
         deploy,
         problems,
         args.gpu_hour_price,
-        args.verl_version,
         args.step_seconds,
     )
     sys.stdout.write(

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import VERL_VERSION
-from ..facts.pins import VERL_COMMIT, VERL_REPOSITORY
 from ..pod.preflight import MARKER
+from ..values.decisions import Decisions
 from ..values.derive import DeploySpec
 from .base import WAVE_DATA, ManifestConstruct, image, pod_labels
 from .gcs_fuse_storage import GcsFuseStorage
@@ -28,6 +27,9 @@ if TYPE_CHECKING:
 # The chart's named templates for the Job's spec and its digest (see Decisions.spec_digest).
 DATA_PREP_TEMPLATE = "verl-grpo.dataPrepJob"
 
+# curl, sha256sum and python3 are in verl's images: vLLM's image, the base of vllm011.dev7, installs
+# git and curl (vllm-project/vllm docker/Dockerfile, `apt-get install -y ccache
+# software-properties-common git curl sudo`), and verl's Dockerfile.stable.vllm@v0.9.0:33-36 does.
 SCRIPT = f"""set -euo pipefail
 step() {{  # step DIR FUNCTION: run FUNCTION unless DIR holds the marker, then write the marker
   if [ -f "$1/{MARKER}" ]; then echo "skip: $1 is complete"; return 0; fi
@@ -41,24 +43,33 @@ e = os.environ
 snapshot_download(e["MODEL_ID"], revision=e["MODEL_REVISION"], local_dir=e["MODEL_DIR"])
 PY
 }}
-fetch_verl() {{
-  # Cloned on the pod's scratch disk, then copied into the verl folder: the Job's identity may
-  # write only inside the model, data and verl managed folders (scripts/lib.sh bucket_grants), so
-  # a sibling like "$VERL_DIR.partial", or removing the folder itself, is refused by Cloud Storage.
-  # A run cut short left no marker: its files are cleared first, inside the folder.
-  clone=$(mktemp -d)/verl
-  git clone --quiet --depth 1 --branch "v$VERL_VERSION" {VERL_REPOSITORY} "$clone"
-  commit=$(git -C "$clone" rev-parse HEAD)
-  if [ "$commit" != "$VERL_COMMIT" ]; then  # a moved tag is not the verl this kit checks
-    echo "verl v$VERL_VERSION is commit $commit, not $VERL_COMMIT" >&2; exit 1
+fetch() {{  # fetch URL SHA256 FILE: the file at URL, kept only with that sha256
+  curl --fail --silent --show-error --location --retry 3 --output "$3" "$1"
+  if ! echo "$2  $3" | sha256sum --check --status; then
+    got=$(sha256sum "$3" | cut -d' ' -f1)
+    echo "$1 has sha256 $got, not $2: not the verl $VERL_VERSION this kit checks" >&2
+    exit 1
   fi
-  rm -rf "$clone/.git"
+}}
+fetch_verl() {{
+  # verl's release as PyPI holds it (the wheel: the verl package) and its GSM8K script (in git
+  # only), each checked against its sha256 (data/verl/<version>.yaml), unpacked on the pod's
+  # scratch disk, then copied into the verl folder: the Job's identity may write only inside the
+  # model, data and verl managed folders (scripts/lib.sh bucket_grants), so a sibling like
+  # "$VERL_DIR.partial", or removing the folder itself, is refused by Cloud Storage. A run cut short
+  # left no marker: its files are cleared first, inside the folder.
+  scratch=$(mktemp -d)
+  fetch "$VERL_WHEEL_URL" "$VERL_WHEEL_SHA256" "$scratch/verl.whl"
+  fetch "$GSM8K_SCRIPT_URL" "$GSM8K_SCRIPT_SHA256" "$scratch/gsm8k.py"
+  python3 -m zipfile -e "$scratch/verl.whl" "$scratch/verl"
+  mkdir -p "$scratch/verl/examples/data_preprocess"
+  cp "$scratch/gsm8k.py" "$scratch/verl/examples/data_preprocess/gsm8k.py"
   mkdir -p "$VERL_DIR" && find "$VERL_DIR" -mindepth 1 -delete
-  cp -R "$clone/." "$VERL_DIR/"
+  cp -R "$scratch/verl/." "$VERL_DIR/"
 }}
 prepare_gsm8k() {{
   # The verlai/verl images install verl for its dependencies, then uninstall it
-  # (verl docker/Dockerfile.stable.vllm); gsm8k.py imports verl.utils.hdfs_io: use the clone.
+  # (verl docker/Dockerfile.stable.vllm); gsm8k.py imports verl.utils.hdfs_io: use the release's.
   PYTHONPATH="$VERL_DIR" \\
     python3 "$VERL_DIR/examples/data_preprocess/gsm8k.py" --local_save_dir "$DATA_DIR"
 }}
@@ -66,6 +77,19 @@ step "$MODEL_DIR" download_model
 step "$VERL_DIR" fetch_verl
 step "$DATA_DIR" prepare_gsm8k
 """
+
+
+def release_downloads(decide: Decisions, version: str) -> list[dict[str, str]]:
+    """What fetch_verl downloads for the release, and the sha256 each must have."""
+    return [
+        {"name": name, "value": decide.release_fact(version, fact)}
+        for name, fact in (
+            ("VERL_WHEEL_URL", "wheelUrl"),
+            ("VERL_WHEEL_SHA256", "wheelSha256"),
+            ("GSM8K_SCRIPT_URL", "gsm8kScriptUrl"),
+            ("GSM8K_SCRIPT_SHA256", "gsm8kScriptSha256"),
+        )
+    ]
 
 
 def data_prep_account(spec: DeploySpec) -> str:
@@ -84,7 +108,7 @@ class DataPrepJob(ManifestConstruct):
     ) -> None:
         super().__init__(scope, id, spec, when=spec.decide.flag(spec.values.data_prep.enabled))
         v, rel, s = spec.values, spec.release, spec.values.storage
-        p = v.data_prep
+        p, version = v.data_prep, v.training.verl_version
         amounts = {"cpu": p.cpu, "memory": p.memory, "ephemeral-storage": p.ephemeral_storage}
         env = [
             {"name": "MODEL_ID", "value": p.model_id},
@@ -92,8 +116,8 @@ class DataPrepJob(ManifestConstruct):
             {"name": "MODEL_DIR", "value": f"{s.mount_path}/{s.model_dir}"},
             {"name": "VERL_DIR", "value": f"{s.mount_path}/{s.verl_dir}"},
             {"name": "DATA_DIR", "value": f"{s.mount_path}/{s.data_dir}"},
-            {"name": "VERL_VERSION", "value": VERL_VERSION},
-            {"name": "VERL_COMMIT", "value": VERL_COMMIT},
+            {"name": "VERL_VERSION", "value": version},
+            *release_downloads(spec.decide, version),
             {"name": "HF_HOME", "value": "/tmp/huggingface"},
             # Only when the Secret exists: public models need no token.
             {

@@ -198,6 +198,8 @@ def preflight_command(spec: DeploySpec) -> str:
         f" --rollout {text(v.training.rollout_name)}"
         f" --keep {text(v.training.checkpoints_to_keep)}"
         f" --ray-version {text(v.ray.version)} --ray-auth {text(v.ray.auth)}"
+        f" --verl-version {text(t.verl_version)}"
+        f" --imports {text(spec.decide.release_fact(t.verl_version, 'imageImports'))}"
         # 0: `auto`, sized from the model by the pre-flight itself (preflight.wait_seconds).
         f" --wait {text(spec.decide.or_default(v.preflight.wait_seconds, 'auto'))}"
         f" {nccl_gate_flags(spec)}"

@@ -1,9 +1,8 @@
 """Everything a run pulls from outside, pinned to one immutable version, in one place: `plan`
 lists them, the constructs and the scripts use them.
 
-- verl: tag v0.6.1 is commit d62da4950573d7a4b7ef2362337952e7ab59e78d in verl-project/verl (and
-  its volcengine/verl mirror); the data-prep Job and scripts/60-data.sh clone the tag and refuse
-  any other commit (docs/research/issue-24-checkpoints-and-logs.md, sources).
+- verl: each release's PyPI wheel and GSM8K script by URL and sha256 (data/verl/<version>.yaml,
+  facts/verl_releases.py); the data-prep Job and scripts/60-data.sh refuse any other bytes.
 - GKE's NCCL RDMA installer: the last commits that changed each manifest in
   GoogleCloudPlatform/container-engine-accelerators (the repository tags no gpudirect-rdma/
   release): 2da1c92 (2026-05-06, Standard, and the Arm build for A4X, nccl-rdma-installer-a4x.yaml,
@@ -20,11 +19,7 @@ from __future__ import annotations
 
 import re
 
-from .. import VERL_VERSION
-
 VERL_REPOSITORY = "https://github.com/verl-project/verl"
-VERL_COMMITS = {"0.6.1": "d62da4950573d7a4b7ef2362337952e7ab59e78d"}
-VERL_COMMIT = VERL_COMMITS[VERL_VERSION]
 
 RDMA_INSTALLER_BASE = "https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators"
 RDMA_INSTALLERS = {

@@ -43,7 +43,8 @@ def my_values(profile: Profile, given: dict[str, Any], path: str) -> str:
     layer, defaults = profile.layer(), default_values()
     # Each key's (value, comment), in the file's order.
     flat: dict[str, tuple[Any, str]] = {key: (value_at(layer, key), "") for key in PROFILE_KEYS}
-    for key in profile.user_keys():
+    keys = profile.user_keys()
+    for key in [*keys, *(k for k in given if k not in keys)]:  # then what other flags chose
         if key in given:
             flat[key] = (given[key], description(key))
         else:

@@ -11,7 +11,7 @@ from ..facts.kueue import FLEX_START_MAX_SECONDS
 from ..facts.machines import GIB, GpuProfile, gpu_profiles
 from ..facts.node_fit import GPU_NODE_DAEMONSETS, Amounts, amounts, cpu_pool
 from ..facts.quantity import parse_quantity
-from ..facts.verl_placement import ray_cpus_per_gpu
+from ..facts.verl_releases import verl_pin, verl_release
 from ..pod.preflight import model_billions
 from ..problems import PLAN, Problem
 from ..rules.check import cpu_pool_pods, pod_sidecars
@@ -53,7 +53,6 @@ def make_plan(
     spec: DeploySpec,
     problems: list[Problem],
     gpu_hour_price: float | None,
-    verl_version: str,
     step_seconds: float | None = None,
 ) -> Plan:
     v, gpu, d, t = spec.values, spec.gpu, spec.derived, spec.values.training
@@ -62,10 +61,13 @@ def make_plan(
     capacities = list(dict.fromkeys(g.values.cluster.capacity for g in groups))
     gpus = nodes * per_node
     pods = pod_rows(spec)
-    per_gpu_cpus = ray_cpus_per_gpu(verl_version)
+    release = verl_release(t.verl_version)
+    per_gpu_cpus = release.ray_cpus_per_gpu
     ray = {
         "cpus_per_worker": float(parse_quantity(d.worker_cpu)),
         "verl_needs_per_node": per_gpu_cpus * per_node,
+        # the trainer's actor and its loop workers, 1 CPU each, on any node with CPUs to spare
+        "verl_cpu_actors": 1 + release.loop_workers,
         "gpus": gpus,
     }
     rollouts = t.train_batch_size * t.rollout_n
@@ -95,7 +97,7 @@ def make_plan(
         "retries": retries(v),
     }
     billions = model_billions(v.storage.model_dir)
-    est = memory_estimate(spec, verl_version)
+    est = memory_estimate(spec)
     memory = memory_table(est, smallest_gpu(v).gpu_memory_gb)
     storage: dict[str, Any] = {"checkpoints_kept": t.checkpoints_to_keep}
     if billions:
@@ -170,11 +172,10 @@ def make_plan(
 
 def security(spec: DeploySpec) -> dict[str, Any]:
     """Who can drive the cluster and touch the bucket, and every outside thing the run pulls, pinned."""
-    from .. import VERL_VERSION
     from ..constructs.base import image
     from ..constructs.verl_ray_cluster import ray_auth_secret
     from ..facts.kuberay import AUTH_SECRET_SINCE, RAY_TOKEN_AUTH_SINCE
-    from ..facts.pins import COMMIT, VERL_COMMIT, VERL_REPOSITORY, rdma_installer, rdma_installer_nccl
+    from ..facts.pins import COMMIT, rdma_installer, rdma_installer_nccl
     from ..facts.versions import version_at_least
 
     v = spec.values
@@ -219,11 +220,37 @@ def security(spec: DeploySpec) -> dict[str, Any]:
                 if COMMIT.match(v.data_prep.model_revision)
                 else " (a branch or tag: the weights can change)"
             ),
-            "verl": f"{VERL_REPOSITORY} v{VERL_VERSION} = {VERL_COMMIT}",
+            "verl": verl_pin(verl_release(v.training.verl_version)),
+            "verl_image": verl_image_note(spec),
             "rdma_installer": rdma_installer(v.cluster.mode, spec.gpu.arch)
             + f" ({rdma_installer_nccl(v.cluster.mode, spec.gpu.arch)})",
         },
     }
+
+
+def verl_image_note(spec: DeploySpec) -> str:
+    """What is known of the image for the run's verl (data/verl/<version>.yaml, image)."""
+    v = spec.values
+    release = verl_release(v.training.verl_version)
+    if (v.image.repository, v.image.tag) != (release.image.repository, release.image.tag):
+        return (
+            f"your build: the pre-flight imports {', '.join(release.image.imports)} in it and checks "
+            f"Ray {v.ray.version} before verl {release.version} starts"
+        )
+    known = (
+        "verl's own for this release"
+        if release.image.documented
+        else (
+            f"not verl's (it documents none for {release.version}): the nearest, checked at start by the "
+            f"pre-flight (imports {', '.join(release.image.imports)})"
+        )
+    )
+    if release.image.ray:
+        return f"{known}; Ray {release.image.ray}"
+    return (
+        f"{known}; its Ray is not documented: ray.version {v.ray.version} is asserted at start; read it "
+        f"with `docker run --rm {release.image_reference} python3 -c 'import ray; print(ray.__version__)'`"
+    )
 
 
 def retries(v: Values) -> str:
@@ -287,7 +314,7 @@ MEMORY_KEYS = {
 ACTOR, ROLLOUT, MODEL = "actor_rollout_ref.actor", "actor_rollout_ref.rollout", "actor_rollout_ref.model"
 
 
-def memory_estimate(spec: DeploySpec, verl_version: str) -> gpu_memory.Estimate | None:
+def memory_estimate(spec: DeploySpec) -> gpu_memory.Estimate | None:
     """The per-GPU memory model (gpu_memory.py) fed from verl's config as the run composes it
     (values and training.extraArgs), or None when the model folder's name has no size."""
     from ..constructs.runtime_env import all_overrides
@@ -296,7 +323,7 @@ def memory_estimate(spec: DeploySpec, verl_version: str) -> gpu_memory.Estimate 
     billions = model_billions(spec.values.storage.model_dir)
     if not billions:
         return None
-    cfg = compose(verl_version, all_overrides(spec))
+    cfg = compose(spec.values.training.verl_version, all_overrides(spec))
     seq = int(cfg.get("data.max_prompt_length")) + int(cfg.get("data.max_response_length"))
     keys = dict(MEMORY_KEYS)
 

@@ -153,6 +153,19 @@ def rollout_problems(rollout: str) -> list[str]:
     return [f"rollout: training.rolloutName is {rollout!r} but the image has no {rollout} module"]
 
 
+def import_problems(modules: str, verl: str) -> list[str]:
+    """The modules the run's verl imports from the image (data/verl/<version>.yaml, image.imports):
+    an image built for another verl release lacks some (0.9.1's trainer imports transfer_queue)."""
+    import importlib.util
+
+    missing = [m for m in modules.split(",") if m and importlib.util.find_spec(m) is None]
+    if not missing:
+        return []
+    return [
+        f"image: verl {verl} imports {', '.join(missing)}, which the image lacks: use verl {verl}'s image"
+    ]
+
+
 def parquet_problems(role: str, path: str) -> list[str]:
     if not os.path.isfile(path):
         return [f"{role}: {path} does not exist"]
@@ -301,6 +314,7 @@ def ray_problems(version: str, auth: str, dashboard: str) -> list[str]:
 def run_checks(args: argparse.Namespace, nodes: Callable[[], list[dict] | None]) -> list[str]:
     problems = model_problems(args.model) + heads_problems(args.model, args.tensor_parallel)
     problems += context_problems(args.model, args.sequence_length) + rollout_problems(args.rollout)
+    problems += import_problems(args.imports, args.verl_version)
     data = parquet_problems("train", args.train) + parquet_problems("val", args.val)
     folders = sorted({os.path.dirname(args.train), os.path.dirname(args.val)})
     problems += data or [p for folder in folders for p in incomplete("data", folder)]
@@ -393,6 +407,8 @@ def main(
     parser.add_argument("--interval", type=float, default=15)
     parser.add_argument("--keep", type=int, default=0, help="checkpoints kept (0: no pruning)")
     parser.add_argument("--ray-version", default="", help="the Ray the image must run (empty: unchecked)")
+    parser.add_argument("--verl-version", default="", help="the verl release the run uses")
+    parser.add_argument("--imports", default="", help="modules that verl release needs in the image (a,b)")
     parser.add_argument("--ray-auth", choices=("disabled", "token"), default="disabled")
     parser.add_argument("--ray-dashboard", default="http://127.0.0.1:8265", help="the head's dashboard")
     gate = parser.add_argument_group("NCCL gate", nccl_gate.__doc__.splitlines()[0])

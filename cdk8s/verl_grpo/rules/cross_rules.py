@@ -38,7 +38,6 @@ from ..facts.node_fit import (
     SIDECAR_LIMITS,
 )
 from ..facts.quantity import parse_quantity
-from ..facts.verl_placement import MOST_RAY_CPUS_PER_GPU
 from ..values.derive import machine_defaults
 from ..values.model import DNS1035, SUB_BLOCK_LEVEL
 from ..values.worker_groups import AS_MAP, LIST_TEMPLATE
@@ -46,6 +45,7 @@ from ..verl_check.steps import GSM8K_TRAIN_ROWS
 from .expressions import (
     GROUP_TEMPLATES,
     QUANTITY_TEMPLATE,
+    VERL_VERSION,
     WORKER_COUNT_TEMPLATE,
     Expr,
     Field,
@@ -56,6 +56,7 @@ from .expressions import (
     MachineFact,
     MachineModeFact,
     OneCapacity,
+    ReleaseFact,
     Scope,
     UsesCapacity,
     Workers,
@@ -313,6 +314,63 @@ FLOATING_TAG = r"(^|[._-])latest$"
 # verlai/verl is built on vLLM's image and has no SGLang.
 VERL_IMAGES = "verlai/verl"
 ROLLOUT_IMAGE_PREFIX = "vllm"
+
+# The release's facts (data/verl/<version>.yaml), by training.verlVersion.
+RAY_CPUS_PER_GPU = ReleaseFact("rayCpusPerGpu")
+RELEASE_IMAGE_TAG, RELEASE_RAY = ReleaseFact("imageTag"), ReleaseFact("imageRay")
+IMAGE_REPOSITORY, IMAGE_TAG = Field("Values.image.repository"), Field("Values.image.tag")
+
+
+def _verl_image_rules() -> tuple[CrossRule, ...]:
+    """verl's images carry one release's dependencies (docker/Dockerfile.stable.*: verl's deps, then verl
+    uninstalled): the run's verl comes from the bucket and needs its own release's image, for its
+    rollout (vLLM or SGLang). Another repository is the user's build, which the pre-flight checks."""
+    verl_image = call("eq", IMAGE_REPOSITORY, VERL_IMAGES)
+    release_image = call("and", verl_image, call("eq", IMAGE_TAG, RELEASE_IMAGE_TAG))
+    return (
+        *(
+            CrossRule(
+                "verl-image-for-version",
+                "image.tag",
+                call(
+                    "and",
+                    verl_image,
+                    call("eq", Field("Values.training.rolloutName"), rollout),
+                    call("ne", IMAGE_TAG, tag),
+                ),
+                (
+                    "'",
+                    IMAGE_TAG,
+                    f"' is not the {rollout} image of training.verlVersion ",
+                    VERL_VERSION,
+                    ", which runs in verlai/verl:",
+                    tag,
+                    " (verl-grpo init --verl-version writes both)",
+                ),
+            )
+            for rollout, tag in (("vllm", RELEASE_IMAGE_TAG), ("sglang", ReleaseFact("sglangImageTag")))
+        ),
+        CrossRule(
+            "verl-image-for-version",
+            "ray.version",
+            call(
+                "and",
+                release_image,
+                call("ne", RELEASE_RAY, ""),
+                call("ne", Field("Values.ray.version"), RELEASE_RAY),
+            ),
+            (
+                "'",
+                Field("Values.ray.version"),
+                "' is not the Ray of verlai/verl:",
+                IMAGE_TAG,
+                ", which carries ",
+                RELEASE_RAY,
+                " (the pre-flight would stop the run on it)",
+            ),
+        ),
+    )
+
 
 # verl's own batch rules, on the values the kit passes as verl's settings (the CLI also runs
 # them on the composed config: verl_check/rules.py, which cites verl). Extra overrides of any
@@ -1023,17 +1081,21 @@ RULES = (
     CrossRule(
         "worker-cpus-for-verl",
         "worker.cpu",
-        call("gtf", call("mulf", MOST_RAY_CPUS_PER_GPU, GPUS_PER_NODE), call("quantity", CPU.request)),
+        call("gtf", call("mulf", RAY_CPUS_PER_GPU, GPUS_PER_NODE), call("quantity", CPU.request)),
         (
             "'",
             CPU.request,
             "' is below ",
-            call("times", MOST_RAY_CPUS_PER_GPU, GPUS_PER_NODE),
-            f": verl (0.7 and newer) places {MOST_RAY_CPUS_PER_GPU} CPUs per GPU bundle and waits "
-            "forever without them",
+            call("times", RAY_CPUS_PER_GPU, GPUS_PER_NODE),
+            ": verl ",
+            VERL_VERSION,
+            " places ",
+            RAY_CPUS_PER_GPU,
+            " CPUs per GPU bundle and waits forever without them",
         ),
         each_group=True,
     ),
+    *_verl_image_rules(),
     *_autopilot_sidecar_rules(),
     *_verl_rules(),
     *_queue_rules(),

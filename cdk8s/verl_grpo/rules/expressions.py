@@ -305,6 +305,28 @@ class MachineFact(Expr):
 
 
 @dataclass(frozen=True)
+class ReleaseFact(Expr):
+    """A fact of the values' verl release (training.verlVersion), named as `_facts.tpl` holds it."""
+
+    name: str
+
+    def py(self, scope: Scope) -> Any:
+        from ..facts.verl_releases import release_rows
+
+        return release_rows()[VERL_VERSION.py(scope)][self.name]
+
+    def go(self) -> str:
+        from ..facts.verl_releases import RELEASE_HELPER, release_rows
+
+        row = f"(include {json.dumps(RELEASE_HELPER)} {VERL_VERSION.go()} | fromJson)"
+        read = f"(index {row} {json.dumps(self.name)})"
+        return f"(int {read})" if all(type(r[self.name]) is int for r in release_rows().values()) else read
+
+
+VERL_VERSION = Field("Values.training.verlVersion")
+
+
+@dataclass(frozen=True)
 class MachineModeFact(Expr):
     """A default derived for a machine in a cluster mode (values/derive.py MachineDefaults)."""
 

@@ -327,6 +327,13 @@ class Decisions:
     def or_default(self, leaf: Any, fallback: Any) -> Any:
         return leaf or fallback
 
+    def release_fact(self, version: Any, name: str) -> str:
+        """A fact of the verl release `version` (facts/verl_releases.py release_row); in the chart, read
+        from the releases' table in _facts.tpl."""
+        from ..facts.verl_releases import release_rows
+
+        return str(release_rows()[version][name])
+
     def plus(self, a: object, b: object) -> object:
         """The sum of two integer leaves."""
         return a + b  # type: ignore[operator]
@@ -510,6 +517,12 @@ class ChartDecisions(Decisions):
         self.table.helpers[helper.name] = helper
         for used in helper.uses:
             self._register(used)
+
+    def release_fact(self, version: Any, name: str) -> str:
+        from ..facts.verl_releases import RELEASE_HELPER
+
+        row = f"(include {json.dumps(RELEASE_HELPER)} {self._go(version)} | fromJson)"
+        return self.table.add(f"(index {row} {json.dumps(name)})", "str")
 
     def or_default(self, leaf: Any, fallback: Any) -> Any:
         kinds = {x.expr.kind if isinstance(x, Marker) else "str" for x in (leaf, fallback)}

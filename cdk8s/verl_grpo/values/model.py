@@ -17,6 +17,7 @@ from ..facts.kuberay import VERSION_PATTERN as KUBERAY_VERSION_PATTERN
 from ..facts.machines import cpu_machines, gpu_profiles
 from ..facts.node_fit import FILE_CACHE_CAPACITY, GPU_SIDECAR_EPHEMERAL_HEADROOM, SIDECAR_LIMITS
 from ..facts.pins import DEFAULT_MODEL_REVISION, DIGEST
+from ..facts.verl_releases import DEFAULT_VERL_VERSION, verl_release, verl_releases
 
 DNS1035 = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
 # Kubernetes quantity (decimal or binary suffix); CPU may use millicores.
@@ -60,6 +61,8 @@ PATTERN_RULES = {
 }
 
 GpuType = Literal[tuple(gpu_profiles())]  # type: ignore[valid-type]
+VerlVersion = Literal[tuple(verl_releases())]  # type: ignore[valid-type]
+DEFAULT_RELEASE = verl_release(DEFAULT_VERL_VERSION)
 CpuMachineType = Literal[tuple(cpu_machines())]  # type: ignore[valid-type]
 
 
@@ -145,11 +148,13 @@ class Image(Model):
     repository: str = field(
         "verlai/verl", "Container image repository for head and workers.", pattern=IMAGE_REPOSITORY
     )
-    # A fixed tag, not vllm011.latest (the tutorial's, which moves): verl's docs name
-    # verlai/verl:vllm011.dev7 as the runtime image of their vLLM 0.11 examples
-    # (verl-project/verl docs/examples Megatron-FSDP example, 2026-04).
+    # A fixed tag, not vllm011.latest (the tutorial's, which moves): the image of the default verl
+    # release (data/verl/<version>.yaml, image; the rule verl-image-for-version holds the two together).
     tag: str = field(
-        "vllm011.dev7", "Container image tag (a fixed one: 'latest' tags are refused).", pattern=IMAGE_TAG
+        DEFAULT_RELEASE.image.tag,
+        "Container image tag (a fixed one: 'latest' tags are refused). verlai/verl's must be the one of "
+        "training.verlVersion (`verl-grpo init --verl-version` writes it).",
+        pattern=IMAGE_TAG,
     )
     # verl's images are x86-only by construction: docker/Dockerfile.stable.vllm builds FROM
     # vllm/vllm-openai (an amd64 image) and verl publishes no aarch64 build ("Pre-built images for
@@ -170,15 +175,11 @@ class Image(Model):
     )
 
 
-# The default image's Ray. verlai/verl:vllm011.dev7 is built FROM vllm/vllm-openai:v0.11.0 and
-# installs no Ray of its own (verl docker/Dockerfile.stable.vllm011@77814f1d, "pip install
-# git+...verl.git@v0.6.0" then "pip uninstall -y verl": verl's "ray[default]>=2.41.0", setup.py
-# @v0.6.0, is already met). vLLM v0.11.0 requires "ray[cgraph]>=2.48.0" (requirements/cuda.txt
-# @v0.11.0) and its image resolves it unpinned at build time (docker/Dockerfile: the wheel's
-# dependencies): the newest Ray on PyPI when v0.11.0 was released (2025-10-04) was 2.49.2
-# (2025-09-19; 2.50.0 followed on 2025-10-10). The pre-flight asserts it inside the image at run
-# time (preflight.py --ray-version), so a rebuilt tag fails in seconds, not at `ray job submit`.
-DEFAULT_RAY_VERSION = "2.49.2"
+# The default image's Ray (data/verl/<version>.yaml says how it is known). The pre-flight asserts it
+# inside the image at run time (preflight.py --ray-version), so a rebuilt tag fails in seconds, not at
+# `ray job submit`.
+assert DEFAULT_RELEASE.image.ray, "the default verl release's image has a known Ray"
+DEFAULT_RAY_VERSION = DEFAULT_RELEASE.image.ray
 
 
 class Ray(Model):
@@ -474,6 +475,11 @@ class Job(Model):
 
 
 class Training(Model):
+    verl_version: VerlVersion = field(
+        DEFAULT_VERL_VERSION,
+        "verl release the run uses (data/verl/<version>.yaml): the source the data-prep Job fetches, "
+        "the config rules, the CPUs per GPU; image.tag and ray.version must be its image's.",
+    )
     module: str = field(
         "verl.trainer.main_ppo", "Python module the entrypoint runs.", pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$"
     )

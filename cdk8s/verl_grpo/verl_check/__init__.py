@@ -7,17 +7,18 @@ from typing import TYPE_CHECKING
 
 from ..problems import Problem
 
-if TYPE_CHECKING:  # imported where used: every CLI start imports .config for --verl-version's choices
+if TYPE_CHECKING:
     from ..values.derive import DeploySpec
 
 
-def training_problems(spec: DeploySpec, verl_version: str) -> list[Problem]:
+def training_problems(spec: DeploySpec) -> list[Problem]:
+    """verl's rules at the values' release (training.verlVersion) on the config the run composes."""
     from ..constructs.runtime_env import all_overrides, hydra_settings
     from ..facts.quantity import parse_quantity
     from .config import compose
     from .rules import check
 
-    cfg = compose(verl_version, all_overrides(spec))
+    cfg = compose(spec.values.training.verl_version, all_overrides(spec))
     problems = check(cfg, ray_cpus_per_node=float(parse_quantity(spec.derived.worker_cpu)))
     # A verl key the kit sets from a values key is reported under the values key (what the user
     # edits), the verl key second; one the user's training.extraArgs set stays a verl key.

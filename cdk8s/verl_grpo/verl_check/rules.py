@@ -4,7 +4,7 @@ config dataclasses), 'worker-init' (later, after GPUs are allocated), 'kit' (our
 
 from __future__ import annotations
 
-from ..facts.verl_placement import ray_cpus_per_gpu
+from ..facts.verl_releases import verl_release
 from ..facts.versions import version_at_least
 from ..pod.preflight import model_billions
 from ..problems import VERL, Problem
@@ -243,7 +243,7 @@ def warnings(cfg: ComposedConfig, ray_cpus_per_node: float | None = None) -> lis
             warning("kit", f"{R}.n", "GRPO compares a group of responses: rollout.n = 1 learns nothing")
         )
     if ray_cpus_per_node is not None:
-        per_gpu = ray_cpus_per_gpu(cfg.version)
+        per_gpu = verl_release(cfg.version).ray_cpus_per_gpu
         need = per_gpu * g("trainer.n_gpus_per_node")
         if ray_cpus_per_node < need:
             out.append(

@@ -48,24 +48,33 @@ template:
         snapshot_download(e["MODEL_ID"], revision=e["MODEL_REVISION"], local_dir=e["MODEL_DIR"])
         PY
         }
-        fetch_verl() {
-          # Cloned on the pod's scratch disk, then copied into the verl folder: the Job's identity may
-          # write only inside the model, data and verl managed folders (scripts/lib.sh bucket_grants), so
-          # a sibling like "$VERL_DIR.partial", or removing the folder itself, is refused by Cloud Storage.
-          # A run cut short left no marker: its files are cleared first, inside the folder.
-          clone=$(mktemp -d)/verl
-          git clone --quiet --depth 1 --branch "v$VERL_VERSION" https://github.com/verl-project/verl "$clone"
-          commit=$(git -C "$clone" rev-parse HEAD)
-          if [ "$commit" != "$VERL_COMMIT" ]; then  # a moved tag is not the verl this kit checks
-            echo "verl v$VERL_VERSION is commit $commit, not $VERL_COMMIT" >&2; exit 1
+        fetch() {  # fetch URL SHA256 FILE: the file at URL, kept only with that sha256
+          curl --fail --silent --show-error --location --retry 3 --output "$3" "$1"
+          if ! echo "$2  $3" | sha256sum --check --status; then
+            got=$(sha256sum "$3" | cut -d' ' -f1)
+            echo "$1 has sha256 $got, not $2: not the verl $VERL_VERSION this kit checks" >&2
+            exit 1
           fi
-          rm -rf "$clone/.git"
+        }
+        fetch_verl() {
+          # verl's release as PyPI holds it (the wheel: the verl package) and its GSM8K script (in git
+          # only), each checked against its sha256 (data/verl/<version>.yaml), unpacked on the pod's
+          # scratch disk, then copied into the verl folder: the Job's identity may write only inside the
+          # model, data and verl managed folders (scripts/lib.sh bucket_grants), so a sibling like
+          # "$VERL_DIR.partial", or removing the folder itself, is refused by Cloud Storage. A run cut short
+          # left no marker: its files are cleared first, inside the folder.
+          scratch=$(mktemp -d)
+          fetch "$VERL_WHEEL_URL" "$VERL_WHEEL_SHA256" "$scratch/verl.whl"
+          fetch "$GSM8K_SCRIPT_URL" "$GSM8K_SCRIPT_SHA256" "$scratch/gsm8k.py"
+          python3 -m zipfile -e "$scratch/verl.whl" "$scratch/verl"
+          mkdir -p "$scratch/verl/examples/data_preprocess"
+          cp "$scratch/gsm8k.py" "$scratch/verl/examples/data_preprocess/gsm8k.py"
           mkdir -p "$VERL_DIR" && find "$VERL_DIR" -mindepth 1 -delete
-          cp -R "$clone/." "$VERL_DIR/"
+          cp -R "$scratch/verl/." "$VERL_DIR/"
         }
         prepare_gsm8k() {
           # The verlai/verl images install verl for its dependencies, then uninstall it
-          # (verl docker/Dockerfile.stable.vllm); gsm8k.py imports verl.utils.hdfs_io: use the clone.
+          # (verl docker/Dockerfile.stable.vllm); gsm8k.py imports verl.utils.hdfs_io: use the release's.
           PYTHONPATH="$VERL_DIR" \
             python3 "$VERL_DIR/examples/data_preprocess/gsm8k.py" --local_save_dir "$DATA_DIR"
         }
@@ -84,9 +93,15 @@ template:
       - name: DATA_DIR
         value: {{ printf "%v/%v" .Values.storage.mountPath .Values.storage.dataDir | toJson }}
       - name: VERL_VERSION
-        value: 0.6.1
-      - name: VERL_COMMIT
-        value: d62da4950573d7a4b7ef2362337952e7ab59e78d
+        value: {{ .Values.training.verlVersion | toJson }}
+      - name: VERL_WHEEL_URL
+        value: {{ (index (include "verl-grpo.verlRelease" .Values.training.verlVersion | fromJson) "wheelUrl") | toJson }}
+      - name: VERL_WHEEL_SHA256
+        value: {{ (index (include "verl-grpo.verlRelease" .Values.training.verlVersion | fromJson) "wheelSha256") | toJson }}
+      - name: GSM8K_SCRIPT_URL
+        value: {{ (index (include "verl-grpo.verlRelease" .Values.training.verlVersion | fromJson) "gsm8kScriptUrl") | toJson }}
+      - name: GSM8K_SCRIPT_SHA256
+        value: {{ (index (include "verl-grpo.verlRelease" .Values.training.verlVersion | fromJson) "gsm8kScriptSha256") | toJson }}
       - name: HF_HOME
         value: /tmp/huggingface
       - name: HF_TOKEN

@@ -23,17 +23,21 @@
       ((add .Values.training.maxPromptLength .Values.training.maxResponseLength) | toJson)
       .Values.training.rolloutName)
     (printf
-      "--keep %v --ray-version %v --ray-auth %v --wait %v --nccl-gate "
+      "--keep %v --ray-version %v --ray-auth %v --verl-version %v "
       (.Values.training.checkpointsToKeep | toJson)
       .Values.ray.version
       .Values.ray.auth
-      (.Values.preflight.waitSeconds | default "auto"))
+      .Values.training.verlVersion)
     (printf
-      "%v --nccl-gate-size %v --nccl-gate-min-busbw %v "
+      "--imports %v --wait %v --nccl-gate %v --nccl-gate-size %v "
+      (index (include "verl-grpo.verlRelease" .Values.training.verlVersion | fromJson) "imageImports")
+      (.Values.preflight.waitSeconds | default "auto")
       (.Values.preflight.ncclGate.enabled | toJson)
-      .Values.preflight.ncclGate.size
-      ((.Values.preflight.ncclGate.minBusBandwidthGbps | default $facts.ncclGateMinBusGbps) | toJson))
-    (printf "--nccl-gate-timeout %v -- \\\n" (.Values.preflight.ncclGate.timeoutSeconds | toJson))
+      .Values.preflight.ncclGate.size)
+    (printf
+      "--nccl-gate-min-busbw %v --nccl-gate-timeout %v -- \\\n"
+      ((.Values.preflight.ncclGate.minBusBandwidthGbps | default $facts.ncclGateMinBusGbps) | toJson)
+      (.Values.preflight.ncclGate.timeoutSeconds | toJson))
     (printf "  python3 -m %v \\\n" .Values.training.module)
     ("  'algorithm.adv_estimator=grpo' \\\n")
     ("  'algorithm.use_kl_in_reward=false' \\\n")

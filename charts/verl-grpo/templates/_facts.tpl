@@ -176,3 +176,30 @@ h200:
 {{- $machine := index (include "verl-grpo.machines" . | fromYaml) (index . 0) }}
 {{- toJson (merge (index $machine.defaults (index . 1)) (omit $machine "defaults")) }}
 {{- end }}
+
+{{- /* By verl release: data/verl/*.yaml (facts/verl_releases.py release_row). */}}
+{{- define "verl-grpo.verlReleases" }}
+0.6.1:
+  wheelUrl: https://files.pythonhosted.org/packages/c2/56/21bc9c0b0532cd5d94a151d084817080f5597af93755f79c899c61894be8/verl-0.6.1-py3-none-any.whl
+  wheelSha256: a67dd50fb99b402db0c990d4c92710be9a728cb18607515daa0f1e8552e47983
+  gsm8kScriptUrl: https://raw.githubusercontent.com/verl-project/verl/d62da4950573d7a4b7ef2362337952e7ab59e78d/examples/data_preprocess/gsm8k.py
+  gsm8kScriptSha256: b67a4b58eb97a1a8c5f4157072296798668af13d2db0958b921cfff1f4938975
+  imageTag: vllm011.dev7
+  imageRay: 2.49.2
+  rayCpusPerGpu: 1
+  imageImports: ray,torch,transformers
+0.9.1:
+  wheelUrl: https://files.pythonhosted.org/packages/16/aa/e17148c766467a63f527f2da971321074b9b96773b43c398ff96b9a795ab/verl-0.9.1-py3-none-any.whl
+  wheelSha256: db6e6f2a8d9d5808d9ec32d357a42319fdc6967df688ff9d9810050f49bfdd14
+  gsm8kScriptUrl: https://raw.githubusercontent.com/verl-project/verl/v0.9.1/examples/data_preprocess/gsm8k.py
+  gsm8kScriptSha256: b67a4b58eb97a1a8c5f4157072296798668af13d2db0958b921cfff1f4938975
+  imageTag: vllm024.dev2
+  imageRay: ''
+  rayCpusPerGpu: 3
+  imageImports: ray,torch,transformers,transfer_queue
+{{- end }}
+
+{{- /* One verl release's facts (by training.verlVersion), as JSON. */}}
+{{- define "verl-grpo.verlRelease" -}}
+{{- index (include "verl-grpo.verlReleases" . | fromYaml) . | toJson }}
+{{- end }}

@@ -772,7 +772,10 @@
 {{- range $name, $group := .Values.workerGroups }}
 {{- if
     (gt
-      (float64 (mulf 3 (int (index (include "verl-grpo.machine" $.Values.gpu.type | fromJson) "gpusPerNode"))))
+      (float64
+        (mulf
+          (int (index (include "verl-grpo.verlRelease" $.Values.training.verlVersion | fromJson) "rayCpusPerGpu"))
+          (int (index (include "verl-grpo.machine" $.Values.gpu.type | fromJson) "gpusPerNode"))))
       (float64
         (include
           "verl-grpo.quantity"
@@ -789,11 +792,53 @@
       | default
       (index (include "verl-grpo.facts" (list (($group.machine | default "") | default $.Values.gpu.type) $.Values.cluster.mode) | fromJson) "workerCpu"))
     "' is below "
-    (mul 3 (int (index (include "verl-grpo.machine" $.Values.gpu.type | fromJson) "gpusPerNode")))
-    ": verl (0.7 and newer) places 3 CPUs per GPU bundle and waits forever "
-    "without them"
+    (mul
+      (int (index (include "verl-grpo.verlRelease" $.Values.training.verlVersion | fromJson) "rayCpusPerGpu"))
+      (int (index (include "verl-grpo.machine" $.Values.gpu.type | fromJson) "gpusPerNode")))
+    ": verl "
+    $.Values.training.verlVersion
+    " places "
+    (int (index (include "verl-grpo.verlRelease" $.Values.training.verlVersion | fromJson) "rayCpusPerGpu"))
+    " CPUs per GPU bundle and waits forever without them"
     " [worker-cpus-for-verl]") }}
 {{- end }}
+{{- end }}
+{{- end }}
+{{- define "verl-grpo.rule.verl-image-for-version" }}
+{{- if
+    (and
+      (eq .Values.image.repository "verlai/verl")
+      (ne .Values.image.tag (index (include "verl-grpo.verlRelease" .Values.training.verlVersion | fromJson) "imageTag"))) }}
+{{ (print
+    "image.tag: "
+    "'"
+    .Values.image.tag
+    "' is not the image of training.verlVersion "
+    .Values.training.verlVersion
+    ", which runs in verlai/verl:"
+    (index (include "verl-grpo.verlRelease" .Values.training.verlVersion | fromJson) "imageTag")
+    " (verl-grpo init --verl-version writes both)"
+    " [verl-image-for-version]") }}
+{{- end }}
+{{- end }}
+{{- define "verl-grpo.rule.verl-image-for-version.2" }}
+{{- if
+    (and
+      (and
+        (eq .Values.image.repository "verlai/verl")
+        (eq .Values.image.tag (index (include "verl-grpo.verlRelease" .Values.training.verlVersion | fromJson) "imageTag")))
+      (ne (index (include "verl-grpo.verlRelease" .Values.training.verlVersion | fromJson) "imageRay") "")
+      (ne .Values.ray.version (index (include "verl-grpo.verlRelease" .Values.training.verlVersion | fromJson) "imageRay"))) }}
+{{ (print
+    "ray.version: "
+    "'"
+    .Values.ray.version
+    "' is not the Ray of verlai/verl:"
+    .Values.image.tag
+    ", which carries "
+    (index (include "verl-grpo.verlRelease" .Values.training.verlVersion | fromJson) "imageRay")
+    " (the pre-flight would stop the run on it)"
+    " [verl-image-for-version]") }}
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.autopilot-sidecar-limited" }}
@@ -1384,6 +1429,8 @@
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.worker-fits-node.3" .)) }}
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.sidecar-holds-file-cache" .)) }}
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.worker-cpus-for-verl" .)) }}
+{{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.verl-image-for-version" .)) }}
+{{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.verl-image-for-version.2" .)) }}
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.autopilot-sidecar-limited" .)) }}
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.autopilot-sidecar-limited.2" .)) }}
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.autopilot-sidecar-limited.3" .)) }}

@@ -8,9 +8,10 @@ from typing import Any
 
 import yaml
 
-from verl_grpo import VERL_VERSION, __version__
+from verl_grpo import __version__
 from verl_grpo.chart.files import HEADER, chart_files, chart_yaml, readme, values_table, values_yaml
 from verl_grpo.facts.machines import gpu_profiles
+from verl_grpo.facts.verl_releases import DEFAULT_VERL_VERSION
 from verl_grpo.values.helm_yaml import HelmValuesLoader
 from verl_grpo.values.loader import default_values
 from verl_grpo.values.schema import values_schema
@@ -33,7 +34,7 @@ def test_chart_yaml_names_the_chart_the_kit_and_verls_version() -> None:
     assert text.startswith(HEADER)
     chart = yaml.safe_load(text)
     assert (chart["apiVersion"], chart["name"], chart["type"]) == ("v2", "verl-grpo", "application")
-    assert (chart["version"], chart["appVersion"]) == (__version__, VERL_VERSION)
+    assert (chart["version"], chart["appVersion"]) == (__version__, DEFAULT_VERL_VERSION)
     assert chart["kubeVersion"] == ">=1.31.0-0"
 
 

@@ -14,7 +14,8 @@ from verl_grpo.cli import main
 
 def test_a_shipped_profile_passes_with_a_verdict_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     """Nothing on stdout when nothing is wrong; the verdict names profile and verl version."""
-    assert main(["check", "--profile", "b200-standard", "--verl-version", "0.9.1"]) == 0
+    sets = ["--set", "training.verlVersion=0.9.1", "--set", "image.tag=vllm024.dev2"]
+    assert main(["check", "--profile", "b200-standard", *sets]) == 0
     assert capsys.readouterr() == ("", "b200-standard: verl 0.9.1: ok\n")
 
 
@@ -45,7 +46,7 @@ def test_bad_values_are_one_line_in_text_and_a_report_in_json(
     assert main(["check", "--profile", "b200-standard", "-f", str(values)]) == 1
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
-    assert err.startswith("error: b200-standard: training.bogus: unknown key; allowed: module, ")
+    assert err.startswith("error: b200-standard: training.bogus: unknown key; allowed: verlVersion, module, ")
     assert main(["check", "--profile", "b200-standard", "-f", str(values), "-o", "json"]) == 1
     ((problem,),) = json.loads(capsys.readouterr().out).values()
     assert (problem["severity"], problem["key"], problem["source"]) == (

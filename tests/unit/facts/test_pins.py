@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import re
 
-from verl_grpo import VERL_VERSION
 from verl_grpo.facts.machines import gpu_profiles
 from verl_grpo.facts.pins import (
     COMMIT,
@@ -13,27 +11,14 @@ from verl_grpo.facts.pins import (
     DIGEST,
     RDMA_INSTALLER_BASE,
     RDMA_INSTALLERS,
-    VERL_COMMIT,
-    VERL_REPOSITORY,
     rdma_installer,
     rdma_installer_nccl,
 )
 
-from ...conftest import objects_of_kind, render_one
 
-
-def test_verl_is_pinned_to_the_commit_of_its_release_tag() -> None:
-    """verl v0.6.1 is commit d62da495... (the module's docstring); the model revision is a commit."""
-    assert VERL_VERSION == "0.6.1" and VERL_COMMIT == "d62da4950573d7a4b7ef2362337952e7ab59e78d"
-    assert COMMIT.match(VERL_COMMIT) and COMMIT.match(DEFAULT_MODEL_REVISION)
-    assert not COMMIT.match("main") and not COMMIT.match(VERL_COMMIT[:7])
-
-
-def test_the_data_prep_job_checks_out_the_pinned_verl_commit() -> None:
-    """The data-prep Job clones the tag and refuses any other commit: it names the commit."""
-    (job,) = objects_of_kind(render_one(), "Job")
-    text = json.dumps(job)
-    assert VERL_COMMIT in text and VERL_REPOSITORY.removeprefix("https://") in text
+def test_the_model_revision_is_a_commit() -> None:
+    assert COMMIT.match(DEFAULT_MODEL_REVISION)
+    assert not COMMIT.match("main") and not COMMIT.match(DEFAULT_MODEL_REVISION[:7])
 
 
 def test_each_installer_is_a_file_at_a_commit_of_google_s_repository() -> None:

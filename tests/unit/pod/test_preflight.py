@@ -123,3 +123,13 @@ def test_the_checkpoint_folder_is_made_and_must_be_writable(tmp_path: Path) -> N
     (tmp_path / "file").write_text("a file, not a folder")
     (problem,) = preflight.checkpoint_problems(str(tmp_path / "file" / "run"))
     assert problem.startswith(f"checkpoints: {tmp_path / 'file' / 'run'} is not writable (")
+
+
+def test_a_module_the_runs_verl_imports_missing_from_the_image_is_named() -> None:
+    """verl 0.9.1's trainer imports transfer_queue (data/verl/0.9.1.yaml): an image built for 0.6.1
+    lacks it, and the pre-flight says so before verl starts; present modules pass."""
+    assert preflight.import_problems("json,pathlib", "0.9.1") == []
+    assert preflight.import_problems("json,no_such_module_here", "0.9.1") == [
+        "image: verl 0.9.1 imports no_such_module_here, which the image lacks: use verl 0.9.1's image"
+    ]
+    assert preflight.import_problems("", "0.6.1") == []

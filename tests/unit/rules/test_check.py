@@ -26,8 +26,11 @@ def test_worker_requests_beyond_the_machine_are_refused():
         r"\(16.74Gi\) exceeds what a3-ultragpu-8g can allocate \(2687.17Gi\); at most 2670.43Gi",
     ):
         render_one("worker.memory=2800Gi", profile="h200-standard")
-    with pytest.raises(Problems, match=r"worker.cpu: '16' is below 24"):
-        render_one(SET_STRING + "worker.cpu=16")
+    # the run's verl asks per GPU bundle: 0.6.1 one CPU, 0.9.1 three (data/verl/<version>.yaml)
+    with pytest.raises(Problems, match=r"worker.cpu: '7' is below 8: verl 0.6.1 places 1 CPUs"):
+        render_one(SET_STRING + "worker.cpu=7")
+    with pytest.raises(Problems, match=r"worker.cpu: '16' is below 24: verl 0.9.1 places 3 CPUs"):
+        render_one(SET_STRING + "worker.cpu=16", "training.verlVersion=0.9.1", "image.tag=vllm024.dev2")
     with pytest.raises(Problems, match=r"worker.cpu: '230' plus the sidecars .* at most 218.97 CPUs"):
         render_one(SET_STRING + "worker.cpu=230")
 
@@ -149,7 +152,7 @@ def test_sglang_needs_an_image_with_sglang():
         render_one("training.rolloutName=sglang")
     (problem,) = [p for p in err.value.problems if p.rule == "image-has-rollout"]
     assert problem.key == "training.rolloutName" and "verlai/verl:vllm011.dev7" in problem.message
-    render_one("training.rolloutName=sglang", "image.tag=sgl056.dev1")
+    render_one("training.rolloutName=sglang", "image.tag=sgl055.dev2")
     render_one("training.rolloutName=sglang", "image.repository=example.com/my/verl")
 
 

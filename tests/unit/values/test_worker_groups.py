@@ -192,7 +192,7 @@ def test_scripts_make_each_groups_pool_of_its_machine() -> None:
 def test_plan_shows_each_machines_workers_and_sizes_memory_for_the_smallest_gpu() -> None:
     profile = find_profile("b200-standard")
     spec = load_spec(profile.layer(), (DIST_VALUES,), (TWO_MACHINES,), Release("verl", "default"), False)
-    plan = make_plan(spec, [], 10.0, "0.6.1")
+    plan = make_plan(spec, [], 10.0)
     text = render_text(plan)
     assert (
         "reserved 2 x reservation on b200 (pool gpu-pool-reserved), "
@@ -217,7 +217,7 @@ def test_scripts_get_a_pool_per_group_with_its_capacity_and_size() -> None:
 def test_plan_names_the_groups_and_bills_only_the_reserved_ones_idle() -> None:
     profile = find_profile("b200-standard")
     spec = load_spec(profile.layer(), (DIST_VALUES,), (MIXED,), Release("verl", "default"), False)
-    plan = make_plan(spec, [], 10.0, "0.6.1")
+    plan = make_plan(spec, [], 10.0)
     assert plan.gpu["nodes"] == 4 and plan.gpu["capacity"] == "reservation + spot"
     assert plan.cost["idle_per_hour"] == 2 * 8 * 10.0 and plan.cost["per_hour"] == 4 * 8 * 10.0
     assert (

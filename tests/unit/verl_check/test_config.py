@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from verl_grpo import VERL_VERSION
+from verl_grpo.facts.verl_releases import DEFAULT_VERL_VERSION
 from verl_grpo.verl_check.config import (
     ComposedConfig,
     compose,
@@ -19,7 +19,7 @@ BATCH = "data.train_batch_size"
 def test_the_kits_verl_version_is_among_the_recorded_ones() -> None:
     """The verl the kit runs by default has its recorded defaults; the versions are listed in order."""
     versions = supported_versions()
-    assert VERL_VERSION in versions and versions == sorted(versions)
+    assert DEFAULT_VERL_VERSION in versions and versions == sorted(versions)
     for version in versions:
         assert isinstance(defaults(version)[BATCH], int)  # a flat map of dotted keys
 
