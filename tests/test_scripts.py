@@ -618,3 +618,27 @@ def test_the_namespace_is_one_flag_the_grants_and_secrets_follow(tmp_path):
     env["NAMESPACE"] = "team-a"
     done = run_script("50-storage.sh", env, "-n", "ml")
     assert done.returncode == 1 and "-n ml differs from NAMESPACE=team-a" in done.stderr
+
+
+def test_60_data_uploads_the_pinned_verl_and_refuses_other_bytes(tmp_path):
+    """The release's wheel and GSM8K script (data/verl/<version>.yaml), served by the fake curl:
+    unpacked into the verl folder with the script beside it; a file that is not the pinned one is
+    refused in one line, and nothing reaches the verl folder of the bucket."""
+    env = script_env(tmp_path / "state", tmp_path / "data")
+    done = run_script("60-data.sh", env)
+    assert done.returncode == 0, done.stderr
+    uploads = [c["args"] for c in calls(tmp_path / "state") if c["args"][:2] == ["storage", "rsync"]]
+    (verl,) = [a for a in uploads if a[-1] == "gs://my-verl-bucket/verl"]
+    assert verl[-2].endswith("/verl")
+
+    state = tmp_path / "tampered"
+    env = {**script_env(state, tmp_path / "data2"), "FAKE_TAMPERED": "1"}
+    done = run_script("60-data.sh", env)
+    assert done.returncode == 1
+    (line,) = [x for x in done.stderr.splitlines() if "sha256" in x]
+    assert "verl-0.6.1-py3-none-any.whl has sha256 " in line
+    assert line.endswith(
+        "not a67dd50fb99b402db0c990d4c92710be9a728cb18607515daa0f1e8552e47983: "
+        "not the verl 0.6.1 this kit checks"
+    )
+    assert not [c for c in calls(state) if c["args"][-1:] == ["gs://my-verl-bucket/verl"]]

@@ -14,6 +14,7 @@ import pytest
 
 from verl_grpo.pod import checkpoint_guard as guard
 from verl_grpo.pod import preflight
+from verl_grpo.verl_check.config import supported_versions
 
 from ..conftest import oracle_python
 from ..test_preflight import args as preflight_args
@@ -303,7 +304,7 @@ def test_a_run_resumed_under_other_settings_is_refused_unless_the_change_is_safe
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("version", ["0.6.1", "0.9.1"])
+@pytest.mark.parametrize("version", supported_versions())
 def test_verls_own_checkpoint_of_two_gpus_is_refused_on_four(version, inputs, capsys):
     """verl's FSDPCheckpointManager (each version's own, in its venv) saves from 2 ranks; the
     pre-flight resumes it on 2 GPUs and refuses it on 4 before verl loads anything."""

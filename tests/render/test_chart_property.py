@@ -10,7 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
+from verl_grpo.facts.kuberay import RAY_TOKEN_AUTH_SINCE
 from verl_grpo.facts.machines import cpu_machines, gpu_profiles
+from verl_grpo.facts.verl_releases import verl_release
+from verl_grpo.facts.versions import version_at_least
 from verl_grpo.pipeline import Request, synthesize
 from verl_grpo.problems import Problems
 from verl_grpo.rules.cross_rules import run_traits
@@ -168,8 +171,15 @@ def repair(values: dict) -> dict:
         min(t["maxResponseLength"], 4096),
     )
     image = values["image"]
-    if image["repository"] == "verlai/verl" and image["tag"].startswith("vllm"):
-        t["rolloutName"] = "vllm"
+    # verl's images: the run's release's, for its rollout, with that image's Ray (verl-image-for-version),
+    # which token auth needs at 2.52 or newer (facts/kuberay.py RAY_TOKEN_AUTH_SINCE).
+    release = verl_release(t["verlVersion"])
+    if image["repository"] == "verlai/verl":
+        image["tag"] = release.image.sglang_tag if t["rolloutName"] == "sglang" else release.image.tag
+        if release.image.ray and image["tag"] == release.image.tag:
+            values["ray"]["version"] = release.image.ray
+            if not version_at_least(release.image.ray, RAY_TOKEN_AUTH_SINCE):
+                values["ray"]["auth"] = "disabled"
     # Each group's nodes run only an image built for their architecture (image-carries-arch).
     arches = {gpu_profiles()[g.get("machine") or gpu.name].arch for g in groups}
     image["platforms"] = sorted({*image["platforms"], *(f"linux/{a}" for a in arches)})

@@ -391,9 +391,10 @@ class GateSettings:
 
 
 def verl_worker_env() -> tuple[dict[str, str], str]:
-    """The environment verl's trainer gives every worker (NCCL_CUMEM_ENABLE, CUDA_DEVICE_MAX_CONNECTIONS,
-    ...: verl/trainer/constants_ppo.py get_ppo_ray_runtime_env, v0.6.1 and 0.9.1), taken from the verl
-    the job runs, so the gate's collectives run as verl's will; and how it was found."""
+    """The environment verl's trainer gives every worker (verl/trainer/constants_ppo.py
+    get_ppo_ray_runtime_env; it differs by release: 0.6.1 sets NCCL_CUMEM_ENABLE=0, 0.9.1 does not,
+    data/verl/<version>.yaml workerEnv), taken from the verl the job runs, so the gate's collectives
+    run as verl's will; and how it was found."""
     try:
         from verl.trainer.constants_ppo import get_ppo_ray_runtime_env
     except Exception as e:  # noqa: BLE001 - no verl (or a broken one): measure without its settings
@@ -406,7 +407,8 @@ def verl_worker_env() -> tuple[dict[str, str], str]:
 
 def wait_for_gpus(total: float, timeout: float) -> bool:
     """verl starts only when the cluster's *available* GPUs cover its resource pools
-    (trainer/ppo/ray_trainer.py ResourcePoolManager._check_resource_available@v0.6.1 reads
+    (trainer/ppo/ray_trainer.py ResourcePoolManager._check_resource_available@v0.6.1,
+    single_controller/ray/base.py:226 in the 0.9.1 wheel, read
     ray._private.state.available_resources_per_node()): after killing its actors the gate waits
     until Ray has their GPUs back."""
     import ray

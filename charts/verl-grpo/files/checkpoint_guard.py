@@ -189,7 +189,7 @@ def world_size(path: str) -> int | None:
 
 def world_problems(root: str, step: int | None, world: int) -> list[str]:
     """verl loads model_world_size_<its world>_rank_<its rank>.pt
-    (utils/checkpoint/fsdp_checkpoint_manager.py load_checkpoint, v0.6.1 line 233, 0.9.1 line 316),
+    (utils/checkpoint/fsdp_checkpoint_manager.py load_checkpoint, v0.6.1 line 135, 0.9.1 line 213),
     after the actor, the reference and vLLM are loaded, and stops with FileNotFoundError (verl issue
     #2265) when the run's GPU count differs from the one that saved: refuse it before."""
     if step is None or world <= 0:

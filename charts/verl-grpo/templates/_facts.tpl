@@ -185,6 +185,7 @@ h200:
   gsm8kScriptUrl: https://raw.githubusercontent.com/verl-project/verl/d62da4950573d7a4b7ef2362337952e7ab59e78d/examples/data_preprocess/gsm8k.py
   gsm8kScriptSha256: b67a4b58eb97a1a8c5f4157072296798668af13d2db0958b921cfff1f4938975
   imageTag: vllm011.dev7
+  sglangImageTag: sgl055.dev2
   imageRay: 2.49.2
   rayCpusPerGpu: 1
   imageImports: ray,torch,transformers
@@ -194,6 +195,7 @@ h200:
   gsm8kScriptUrl: https://raw.githubusercontent.com/verl-project/verl/v0.9.1/examples/data_preprocess/gsm8k.py
   gsm8kScriptSha256: b67a4b58eb97a1a8c5f4157072296798668af13d2db0958b921cfff1f4938975
   imageTag: vllm024.dev2
+  sglangImageTag: sgl0512.dev4
   imageRay: ''
   rayCpusPerGpu: 3
   imageImports: ray,torch,transformers,transfer_queue

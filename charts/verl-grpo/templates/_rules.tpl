@@ -808,12 +808,13 @@
 {{- if
     (and
       (eq .Values.image.repository "verlai/verl")
+      (eq .Values.training.rolloutName "vllm")
       (ne .Values.image.tag (index (include "verl-grpo.verlRelease" .Values.training.verlVersion | fromJson) "imageTag"))) }}
 {{ (print
     "image.tag: "
     "'"
     .Values.image.tag
-    "' is not the image of training.verlVersion "
+    "' is not the vllm image of training.verlVersion "
     .Values.training.verlVersion
     ", which runs in verlai/verl:"
     (index (include "verl-grpo.verlRelease" .Values.training.verlVersion | fromJson) "imageTag")
@@ -822,6 +823,24 @@
 {{- end }}
 {{- end }}
 {{- define "verl-grpo.rule.verl-image-for-version.2" }}
+{{- if
+    (and
+      (eq .Values.image.repository "verlai/verl")
+      (eq .Values.training.rolloutName "sglang")
+      (ne .Values.image.tag (index (include "verl-grpo.verlRelease" .Values.training.verlVersion | fromJson) "sglangImageTag"))) }}
+{{ (print
+    "image.tag: "
+    "'"
+    .Values.image.tag
+    "' is not the sglang image of training.verlVersion "
+    .Values.training.verlVersion
+    ", which runs in verlai/verl:"
+    (index (include "verl-grpo.verlRelease" .Values.training.verlVersion | fromJson) "sglangImageTag")
+    " (verl-grpo init --verl-version writes both)"
+    " [verl-image-for-version]") }}
+{{- end }}
+{{- end }}
+{{- define "verl-grpo.rule.verl-image-for-version.3" }}
 {{- if
     (and
       (and
@@ -1431,6 +1450,7 @@
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.worker-cpus-for-verl" .)) }}
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.verl-image-for-version" .)) }}
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.verl-image-for-version.2" .)) }}
+{{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.verl-image-for-version.3" .)) }}
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.autopilot-sidecar-limited" .)) }}
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.autopilot-sidecar-limited.2" .)) }}
 {{- $messages = concat $messages (splitList "\n" (include "verl-grpo.rule.autopilot-sidecar-limited.3" .)) }}

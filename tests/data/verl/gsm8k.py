@@ -20,6 +20,7 @@ import os
 import re
 
 import datasets
+
 from verl.utils.hdfs_io import copy, makedirs
 
 
@@ -35,9 +36,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--local_dir", default=None, help="The save directory for the preprocessed dataset.")
     parser.add_argument("--hdfs_dir", default=None)
-    parser.add_argument(
-        "--local_dataset_path", default=None, help="The local path to the raw dataset, if it exists."
-    )
+    parser.add_argument("--local_dataset_path", default=None, help="The local path to the raw dataset, if it exists.")
     parser.add_argument(
         "--local_save_dir", default="~/data/gsm8k", help="The save directory for the preprocessed dataset."
     )

@@ -176,7 +176,10 @@ def test_unknown_keys_get_a_did_you_mean():
         load_values(None, sets=["training.trainBatchSze=3"])
     (problem,) = found.value.problems
     assert problem.key == "training.trainBatchSze"
-    assert "did you mean 'trainBatchSize'?" in problem.message and "allowed: verlVersion, module" in problem.message
+    assert (
+        "did you mean 'trainBatchSize'?" in problem.message
+        and "allowed: verlVersion, module" in problem.message
+    )
 
 
 def test_values_that_contradict_the_profile_are_refused(tmp_path):
