@@ -4,6 +4,7 @@ the rendered pods run, run as the service account each pod has."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shlex
 import shutil
@@ -233,11 +234,14 @@ def test_the_ray_pods_write_checkpoints_and_logs_inside_their_grants(
         "-c",
         standin_verl,
     ]
-    # The image's vLLM (the pre-flight only looks its module up), and the cluster name KubeRay gives
-    # the Ray container: the pre-flight names the run for the log shippers, inside the grants too.
+    # The image's vLLM and what the run's verl imports (the pre-flight only looks their modules up;
+    # those this Python has, Ray among them, are its own), and the cluster name KubeRay gives the
+    # Ray container: the pre-flight names the run for the log shippers, inside the grants too.
     image = tmp_path / "image"
-    (image / "vllm").mkdir(parents=True)
-    (image / "vllm" / "__init__.py").write_text("")
+    imports = preflight[preflight.index("--imports") + 1].split(",")
+    for module in ["vllm", *(m for m in imports if importlib.util.find_spec(m) is None)]:
+        (image / module).mkdir(parents=True)
+        (image / module / "__init__.py").write_text("")
     env = {"PYTHONPATH": str(image), "RAY_CLUSTER_NAME": "verl-h200"}
     done = run_container(bucket, ray, command, env, mounts, tmp_path / "tmp", "/usr/bin:/bin")
     assert done.returncode == 0, done.stdout + done.stderr

@@ -35,7 +35,9 @@ def test_ray_job_settings(shipped):
         "--gpus-per-node 8 --nodes 2 --tensor-parallel 8 --sequence-length 1024 --rollout vllm --keep 2"
         in preflight
     )
-    assert "--keep 2 --ray-version 2.49.2 --ray-auth disabled --wait auto" in preflight
+    assert "--keep 2 --ray-version 2.49.2 --ray-auth disabled --verl-version 0.6.1" in preflight
+    # what verl 0.6.1 imports from the image (data/verl/0.6.1.yaml), then the wait sized from the model
+    assert "--imports ray,torch,transformers --wait auto" in preflight
     # The NCCL gate on, its threshold a quarter of an A3 Ultra node's 3200 Gbps (400 GB/s).
     assert preflight.endswith(
         "--nccl-gate true --nccl-gate-size 256Mi --nccl-gate-min-busbw 100 --nccl-gate-timeout 300"
@@ -79,7 +81,7 @@ def test_the_ray_job_name_follows_its_spec_only():
     for change in (
         "training.totalEpochs=3",
         "workerGroups.gpu-group.replicas=4",
-        "image.tag=v2",
+        "image.digest=sha256:" + "a" * 64,
         "job.backoffLimit=2",
     ):
         assert name(change) != base, change

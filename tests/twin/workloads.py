@@ -93,7 +93,7 @@ def run_container(
 # The data-prep script's network: the Hugging Face download (``python3 -`` reading the
 # snapshot_download heredoc) and verl's GSM8K preprocessing (``python3 .../gsm8k.py
 # --local_save_dir DIR``, which downloads the dataset) write what they would, without the network;
-# ``git clone`` is tests/fakes' git (a package folder; ``rev-parse`` prints the pinned commit).
+# ``curl`` is tests/fakes' curl (the release's wheel and GSM8K script, the bytes data/verl pins).
 # Anything else runs the system's Python.
 PYTHON_STANDIN = """#!/bin/bash
 set -euo pipefail

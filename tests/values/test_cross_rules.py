@@ -142,7 +142,8 @@ EDGES: dict[str, list] = {
     "run.name": ["r", "a" * 33, "a" * 36],
     "gpu.type": ["b200", "h200", "a4x"],
     "network.rdma": ["multi-network", "dranet"],
-    "image.tag": ["vllm011.dev7", "vllm011.latest", "latest", "latest-fixed"],
+    "image.tag": ["vllm011.dev7", "vllm011.latest", "latest", "latest-fixed", "vllm024.dev2", "sgl055.dev2"],
+    "training.verlVersion": ["0.6.1", "0.9.1"],
     "storage.bucket": ["", "b-1"],
     "training.tensorParallelSize": [1, 2, 4, 8, 3, 16],
     "training.trainBatchSize": [256, 1001, 64, 8192],
@@ -176,8 +177,9 @@ EDGES: dict[str, list] = {
         {"gpu-group": None, "a": {"replicas": 1}, "b": {"replicas": 1, "machine": "a4x"}},
         {"gpu-group": None, "a": {"replicas": 2, "machine": "b200"}},
     ],
-    # around each GPU machine's edge (b200 and h200: 219 CPUs; 3597Gi and 2670Gi on Standard)
-    "worker.cpu": ["", "23", "24", "219", "219.5", "220"],
+    # around each GPU machine's edge (b200 and h200: 219 CPUs; 3597Gi and 2670Gi on Standard), and
+    # verl's bundles on 8 GPUs (0.6.1: 8 CPUs, 0.9.1: 24)
+    "worker.cpu": ["", "7", "8", "23", "24", "219", "219.5", "220"],
     "worker.memory": ["", "2670Gi", "2671Gi", "3597Gi", "3600Gi"],
     "storage.mountPath": ["/data", "/usr/local/nvidia/x", "/tmp"],
     "storage.checkpointMountPath": ["/checkpoints", "/data/ckpt", "/data"],
@@ -234,7 +236,9 @@ PAIRS = [
     {"queue.enabled": True, "queue.topology.mode": "preferred"},
     {"queue.enabled": True, "network.rdma": "dranet"},
     {"cluster.capacity": "flex-start", "job.activeDeadlineSeconds": 604801},
-    {"worker.cpu": "23"},
+    {"worker.cpu": "7"},
+    {"workerGroups": {"gpu-group": {"replicas": 1, "minReplicas": 2}}},
+    {"worker.cpu": "23", "training.verlVersion": "0.9.1", "image.tag": "vllm024.dev2"},
     # every GPU machine's Local SSDs: 10632Gi, less 20Gi of DaemonSets and 105Gi of FUSE sidecar
     {"worker.ephemeralStorage": "10507Gi"},
     {"worker.ephemeralStorage": "10508Gi"},
@@ -300,7 +304,8 @@ PAIRS = [
     {"workerGroups": {"gpu-group": None, "a": {"replicas": 1, "machine": "h200"}}, "worker.memory": "3597Gi"},
     {"network.rdma": "dranet", "cluster.mode": "autopilot", "cluster.zone": "us-central1-b"},
     {"ray.auth": "token"},
-    {"ray.auth": "token", "ray.version": "2.52.0", "kuberay.version": "1.5.1"},
+    # a Ray with token auth is the user's own image (verl's for 0.6.1 carries 2.49.2)
+    {"ray.auth": "token", "ray.version": "2.52.0", "kuberay.version": "1.5.1", "image.repository": "my/verl"},
     {"storage.dataDir": "models", "storage.verlDir": "models/Qwen2.5-32B-Instruct/verl"},
     {"training.rolloutName": "sglang"},
 ]

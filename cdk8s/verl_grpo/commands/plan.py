@@ -58,8 +58,9 @@ def run(args: argparse.Namespace) -> int:
     from ..working import working
 
     profile = one_profile(args)
-    with working(f"checking {profile.name} with its verl's config rules"):
-        deploy = spec(args, profile)
+    deploy = spec(args, profile)
+    verl = deploy.values.training.verl_version
+    with working(f"checking {profile.name} with verl {verl}'s config rules"):
         problems = training_problems(deploy)
     plan = make_plan(
         deploy,

@@ -47,7 +47,7 @@ class VerlRelease:
     module: str  # the trainer's entry module
     task_runner: str  # the Ray actor whose stdout carries the step lines
     ray_cpus_per_gpu: int  # CPUs in each GPU's placement-group bundle
-    loop_workers: int  # CPU-only Ray actors verl starts beside the trainer (1 CPU each to be placed)
+    loop_workers: int  # CPU-only Ray actors verl starts beside the trainer (placed on nodes with CPUs)
     step_time_includes_save: bool  # timing_s/step covers the checkpoint save
     worker_env: dict[str, str]  # what get_ppo_ray_runtime_env gives every worker
 

@@ -66,7 +66,8 @@ def make_plan(
     ray = {
         "cpus_per_worker": float(parse_quantity(d.worker_cpu)),
         "verl_needs_per_node": per_gpu_cpus * per_node,
-        # the trainer's actor and its loop workers, 1 CPU each, on any node with CPUs to spare
+        # the trainer's actor and its loop workers: placed on nodes with CPUs, holding none while they
+        # run (data/verl/0.9.1.yaml loopWorkers)
         "verl_cpu_actors": 1 + release.loop_workers,
         "gpus": gpus,
     }
