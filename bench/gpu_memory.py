@@ -27,9 +27,14 @@ suite covers this code; only a GPU run measures anything.
   python bench/gpu_memory.py --models bench/models/qwen2-{0.5b,1.5b,3b}.json \\
       --micro-batches 2,4,8 --seq-lens 1024,2048,4096 --out DIR       # an H200: docs/gpu-memory.md
   python bench/gpu_memory.py --tiny --out DIR                         # CPU, seconds
+  python bench/gpu_memory.py --compare bench/results/*/gpu_memory.json  # the model against runs
 
-Writes DIR/gpu_memory.json (every number) and DIR/gpu_memory.md (the tables), after each
-configuration, so a run stopped by a time limit keeps what it measured.
+Each model, log-prob path and checkpointing setting runs in a process of its own, in order of
+tokens, with its share of the time budget: an out-of-memory error ends that process and frees
+everything it held, and every model reaches both log-prob paths. Writes DIR/gpu_memory.json (every
+number) and DIR/gpu_memory.md (the tables) after each configuration, so a run stopped by a time
+limit keeps what it measured. --compare needs no GPU and no torch: it recomputes the current
+model's estimate for every measured row of a recorded run and prints the ratios.
 """
 
 from __future__ import annotations
@@ -110,11 +115,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--budget-seconds", type=float, default=480, help="start no configuration after this many seconds"
     )
-    p.add_argument("--out", type=Path, required=True, help="folder for gpu_memory.json and gpu_memory.md")
+    p.add_argument("--out", type=Path, help="folder for gpu_memory.json and gpu_memory.md")
+    p.add_argument(
+        "--compare",
+        type=Path,
+        nargs="+",
+        metavar="FILE.json",
+        help="recorded runs: the current model's estimate for each measured row, and the ratios",
+    )
+    p.add_argument("--worker", help=argparse.SUPPRESS)  # one group, in a process of its own (JSON)
     args = p.parse_args(argv)
     args.models = [path for group in args.models for path in group]
+    if args.compare or args.worker:
+        return args
     if not args.models and not args.tiny:
         p.error("give --models or --tiny")
+    if args.out is None:
+        p.error("--out: the folder for gpu_memory.json and gpu_memory.md")
     if args.accumulate < 2:
         p.error("--accumulate: at least 2, so a forward runs with the gradients of the one before")
     bad = set(args.checkpointing) - {"on", "off"} or set(args.logprobs) - {"flash", "torch"}
@@ -144,7 +161,7 @@ def shape_of(cfg: dict[str, Any]) -> model.Shape:
 def flash_cross_entropy():
     """flash-attn's Triton cross entropy, which verl's logprobs_from_logits prefers; None without it."""
     try:
-        from flash_attn.decide.triton.cross_entropy import cross_entropy_loss
+        from flash_attn.ops.triton.cross_entropy import cross_entropy_loss
     except Exception:  # not installed, or no GPU for Triton
         return None
     return cross_entropy_loss
@@ -510,11 +527,12 @@ def measured(meter: Meter, accumulate: int) -> dict[str, int] | None:
 
 
 def estimate(actor: Actor, tokens: int, checkpointing: bool, logprobs: str) -> dict[str, float]:
-    """The plan's update-phase terms for this step on one GPU, in bytes."""
+    """The plan's update-phase terms for this step on one GPU and its peak (the backward's or the
+    step's), in bytes."""
     kind = "torch" if logprobs == "torch" else "flash"
     terms = model.update_terms(actor.shape, actor.params, 1, tokens, checkpointing, kind, {})
     out = {t.name: t.gb * GB for t in terms}
-    out["total"] = sum(out.values())
+    out["total"] = model.update_peak_gb(actor.shape, actor.params, 1, tokens, checkpointing, kind) * GB
     out["total_reserved"] = out["total"] * (1 + model.c("allocator_slack"))
     return out
 
@@ -551,9 +569,108 @@ def cleanup(device):
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.compare:
+        print(compare(args.compare), end="")
+        return 0
+    if args.worker:
+        return worker(args, json.loads(args.worker))
+    import torch
+    import transformers
+
+    report: dict[str, Any] = {
+        "command": " ".join(["python", "bench/gpu_memory.py", *(argv if argv is not None else sys.argv[1:])]),
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "device": None,
+        "counts": None,
+        "flash_attn": None,
+        "models": {},
+        "rows": [],
+        "groups": [],
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    models = [("tiny", TINY)] if args.tiny else []
+    models += [(str(p), json.loads(Path(p).read_text())) for p in args.models]
+    # Each model gets both log-prob paths and both checkpointing settings before the next model:
+    # a budget spent on one path no longer leaves the other unmeasured.
+    groups = [
+        {"kind": kind, "source": source, "config": cfg, "checkpointing": ckpt}
+        for source, cfg in models
+        for kind in args.logprobs
+        for ckpt in args.checkpointing
+    ]
+    began = time.monotonic()
+    for n, group in enumerate(groups):
+        left = args.budget_seconds - (time.monotonic() - began)
+        if left <= 0:
+            report["groups"].append({**_group_name(group), "status": "not run: the budget is spent"})
+            continue
+        share = left / (len(groups) - n)
+        report["groups"].append({**_group_name(group), **run_worker(args, group, share, report)})
+        write(args.out, report)
+    write(args.out, report)
+    return 0
+
+
+def _group_name(group: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "model": group["config"].get("_name", "model"),
+        "logprobs": group["kind"],
+        "checkpointing": group["checkpointing"],
+    }
+
+
+def run_worker(args, group: dict[str, Any], seconds: float, report: dict[str, Any]) -> dict[str, Any]:
+    """One group in a child process: its GPU memory is the driver's to free when it exits, whatever
+    an out-of-memory error left behind (FSDP's gathered state, autograd's graph, the allocator)."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        part = Path(tmp) / "part.json"
+        job = {**group, "budget_seconds": seconds, "part": str(part)}
+        command = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            *_worker_args(args),
+            "--worker",
+            json.dumps(job),
+        ]
+        began = time.monotonic()
+        try:
+            done = subprocess.run(command, timeout=seconds + 120, check=False)
+            status = "ok" if done.returncode == 0 else f"the worker exited with {done.returncode}"
+        except subprocess.TimeoutExpired:
+            status = "the worker outran its time and was stopped"
+        if part.exists():
+            found = json.loads(part.read_text())
+            report["models"].update(found["models"])
+            report["rows"] += found["rows"]
+            for key in ("device", "counts", "flash_attn", "context_start", "context_end"):
+                if report.get(key) is None:  # the first worker's; context_end: the last one's
+                    report[key] = found.get(key)
+            report["context_end"] = found.get("context_end")
+        return {"status": status, "seconds": round(time.monotonic() - began, 1)}
+
+
+def _worker_args(args) -> list[str]:
+    return [
+        "--micro-batches",
+        ",".join(map(str, args.micro_batches)),
+        "--seq-lens",
+        ",".join(map(str, args.seq_lens)),
+        "--accumulate",
+        str(args.accumulate),
+        "--device",
+        args.device,
+    ]
+
+
+def worker(args, job: dict[str, Any]) -> int:
+    """One model, log-prob path and checkpointing setting, its configurations in order of tokens;
+    the first out of memory ends it (every later one has at least as many tokens)."""
     import torch
     import torch.distributed as dist
-    import transformers
     from torch.distributed.device_mesh import init_device_mesh
 
     want = args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
@@ -568,33 +685,46 @@ def main(argv: list[str] | None = None) -> int:
         world_size=1,
     )
     mesh = init_device_mesh(device.type, (1,))
-    models = [("tiny", TINY)] if args.tiny else []
-    models += [(str(p), json.loads(Path(p).read_text())) for p in args.models]
-    report: dict[str, Any] = {
-        "command": " ".join(["python", "bench/gpu_memory.py", *(argv if argv is not None else sys.argv[1:])]),
+    part: dict[str, Any] = {
         "device": torch.cuda.get_device_name(device)
         if device.type == "cuda"
         else platform.processor() or "cpu",
         "counts": "torch.cuda allocator counters" if device.type == "cuda" else "tensor sizes (no CUDA)",
-        "torch": torch.__version__,
-        "transformers": transformers.__version__,
         "flash_attn": flash_cross_entropy() is not None,
         "context_start": cuda_context(device),
         "models": {},
         "rows": [],
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    began = time.monotonic()
-    probe, marks = Probe(), {"prefix": ""}
-    meter = Meter(device)
-    for kind in args.logprobs:
-        for source, cfg in models:
-            if time.monotonic() - began > args.budget_seconds:
-                break
-            with cleanup(device):
-                run_model(args, kind, source, cfg, device, mesh, meter, probe, marks, report, began)
-    report["context_end"] = cuda_context(device)
-    write(args.out, report)
+    cfg, on = job["config"], job["checkpointing"] == "on"
+    name, logprobs = logprobs_function(job["kind"], device.type)
+    sizes = sorted(
+        ((m, s) for m in args.micro_batches for s in args.seq_lens), key=lambda ms: (ms[0] * ms[1], ms)
+    )
+    began, probe, marks, meter = time.monotonic(), Probe(), {"prefix": ""}, Meter(device)
+    actor = fresh_actor(args, job["kind"], job["source"], cfg, device, mesh, meter, probe, marks, part)
+    if on:
+        actor.module.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    else:
+        actor.module.gradient_checkpointing_disable()
+    probe.checkpointing = on
+    for k, (micro, seq) in enumerate(sizes):
+        if time.monotonic() - began > job["budget_seconds"]:
+            part["rows"] += [
+                {**row_head(cfg, name, on, m, q, args), "status": "not run: the group's time is spent"}
+                for m, q in sizes[k:]
+            ]
+            break
+        row = run_config(args, actor, name, logprobs, on, micro, seq, device, meter, probe, marks)
+        part["rows"].append(row)
+        if row["status"] == "oom":
+            part["rows"] += [
+                {**row_head(cfg, name, on, m, q, args), "status": "skipped (OOM at fewer tokens)"}
+                for m, q in sizes[k + 1 :]
+            ]
+            break
+        Path(job["part"]).write_text(json.dumps(part))
+    part["context_end"] = cuda_context(device)
+    Path(job["part"]).write_text(json.dumps(part))
     dist.destroy_process_group()
     return 0
 
@@ -622,43 +752,6 @@ def fresh_actor(args, kind, source, cfg, device, mesh, meter, probe, marks, repo
             "optimizer_accounted": optimizer_bytes(actor.optimizer),
         }
     return actor
-
-
-def run_model(args, kind, source, cfg, device, mesh, meter, probe, marks, report, began) -> None:
-    """Every configuration of one model and log-prob path. After an out-of-memory error the actor
-    is built anew (FSDP's state is not trusted after an exception mid-step), and larger token
-    counts of the same checkpointing setting are skipped."""
-    name, logprobs = logprobs_function(kind, device.type)
-    actor = None
-    for ckpt in args.checkpointing:
-        on, too_many = ckpt == "on", None
-        for micro in args.micro_batches:
-            for seq in args.seq_lens:
-                if time.monotonic() - began > args.budget_seconds:
-                    return
-                if too_many is not None and micro * seq >= too_many:
-                    report["rows"].append(
-                        {
-                            **row_head(cfg, name, on, micro, seq, args),
-                            "status": "skipped (OOM at fewer tokens)",
-                        }
-                    )
-                    continue
-                if actor is None:
-                    actor = fresh_actor(args, kind, source, cfg, device, mesh, meter, probe, marks, report)
-                if on:
-                    actor.module.gradient_checkpointing_enable(
-                        gradient_checkpointing_kwargs={"use_reentrant": False}
-                    )
-                else:
-                    actor.module.gradient_checkpointing_disable()
-                probe.checkpointing = on
-                row = run_config(args, actor, name, logprobs, on, micro, seq, device, meter, probe, marks)
-                report["rows"].append(row)
-                write(args.out, report)
-                if row["status"] == "oom":
-                    too_many, actor = micro * seq, None
-                    release(device)
 
 
 def row_head(cfg: dict[str, Any], logprobs: str, on: bool, micro: int, seq: int, args) -> dict[str, Any]:
@@ -738,19 +831,27 @@ def fit(report: dict[str, Any]) -> dict[str, Any]:
     out["checkpoint_scale"] = median(activation_base(r, True) for r in rows if r["checkpointing"])
     for kind in ("flash", "torch"):
         out[f"logits_bytes_{kind}"] = median(
-            r["measured"]["logits"] / (r["tokens"] * shapes[r["model"]].vocab)
+            r["measured"]["logits_kept"] / (r["tokens"] * shapes[r["model"]].vocab)
             for r in rows
             if (r["logprobs"] == "torch") == (kind == "torch")
         )
-    out["root_gathered_bytes_per_param"] = median(
+    for kind in ("flash", "torch"):
+        out[f"logits_backward_bytes_{kind}"] = median(
+            r["measured"]["backward_peak"] / (r["tokens"] * shapes[r["model"]].vocab)
+            for r in rows
+            if (r["logprobs"] == "torch") == (kind == "torch")
+        )
+    out["root_unit_bytes"] = median(
         r["measured"]["root_gathered"] / shapes[r["model"]].root_params() for r in rows
     )
+    params = {name: m["params"] for name, m in report["models"].items()}
+    out["adam_step_bytes"] = median(r["measured"]["step_peak"] / params[r["model"]] for r in rows)
     out["allocator_slack"] = median(
         r["measured"]["peak_reserved"] / r["measured"]["peak_allocated"] - 1 for r in rows
     )
     ctx = report.get("context_end") or report.get("context_start")
     out["cuda_context_gb"] = None if not ctx else round(ctx["used"] / GB, 2)
-    ratios = [r["estimate"]["total"] / r["measured"]["peak_allocated"] for r in rows]
+    ratios = [est / measured_gb for _, measured_gb, est in compare_rows(report)]
     out["estimate_over_measured"] = {
         "median": median(ratios),
         "min": round(min(ratios), 3),
@@ -761,8 +862,49 @@ def fit(report: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def compare_rows(report: dict[str, Any]) -> list[tuple[dict[str, Any], float, float]]:
+    """(row, measured peak allocated, the current model's estimate) in GB for each measured row."""
+    out = []
+    for r in report["rows"]:
+        if r.get("status") != "ok" or not r.get("measured"):
+            continue
+        m = report["models"][r["model"]]
+        kind = "torch" if r["logprobs"] == "torch" else "flash"
+        est = model.update_peak_gb(
+            shape_of(m["config"]), m["params"], 1, r["tokens"], r["checkpointing"], kind
+        )
+        out.append((r, r["measured"]["peak_allocated"] / GB, est))
+    return out
+
+
+def compare(files: list[Path]) -> str:
+    """The ratio table of every measured row of every file, and how many are within 10%."""
+    lines = [
+        "| run | model | ckpt | log-probs | micro x seq | measured GB | estimate GB | est / meas |",
+        "| --- | --- | --- | --- | --- | ---: | ---: | ---: |",
+    ]
+    ratios = []
+    for path in files:
+        report = json.loads(path.read_text())
+        for r, measured_gb, est in compare_rows(report):
+            ratios.append(est / measured_gb)
+            lines.append(
+                f"| {path.parent.name} | {r['model']} | {'on' if r['checkpointing'] else 'off'} | "
+                f"{r['logprobs']} | {r['micro_batch']} x {r['seq_len']} | {measured_gb:.2f} | {est:.2f} | "
+                f"{est / measured_gb:.3f} |"
+            )
+    within = sum(abs(x - 1) <= 0.10 for x in ratios)
+    lines += [
+        "",
+        f"{within} of {len(ratios)} within 10%"
+        + (f" (estimate / measured: {min(ratios):.3f} to {max(ratios):.3f})" if ratios else ""),
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def markdown(report: dict[str, Any]) -> str:
-    cuda = report["counts"].startswith("torch.cuda")
+    counts = report.get("counts") or "none (no worker reported)"
+    cuda = counts.startswith("torch.cuda")
     # GB for real models; kB for --tiny's, whose numbers would all round to 0.00 GB.
     big = any(m["params"] > 1e7 for m in report["models"].values())
     unit, unit_name = (GB, "GB = 10^9 bytes") if big else (1e3, "kB = 10^3 bytes")
@@ -776,7 +918,7 @@ def markdown(report: dict[str, Any]) -> str:
         f"`{report['command']}`",
         "",
         f"torch {report['torch']}, transformers {report['transformers']}, flash-attn: "
-        f"{'yes' if report['flash_attn'] else 'no'}; counts: {report['counts']}; {unit_name}.",
+        f"{'yes' if report['flash_attn'] else 'no'}; counts: {counts}; {unit_name}.",
         "",
         "| model | params | weights | Adam state | attention |",
         "| --- | ---: | ---: | ---: | --- |",
@@ -818,6 +960,12 @@ def markdown(report: dict[str, Any]) -> str:
             ]
             ratio = ""
         lines.append(head + "".join(f" {gb(v)} |" for v in cells) + f" {ratio} |")
+    groups = report.get("groups") or []
+    if groups:
+        lines += ["", "| model | log-probs | ckpt | process | seconds |", "| --- | --- | --- | --- | ---: |"]
+        for g in groups:
+            cells = (g["model"], g["logprobs"], g["checkpointing"], g["status"], g.get("seconds", ""))
+            lines.append("| " + " | ".join(map(str, cells)) + " |")
     fitted = dict(report.get("fit") or {})
     ratio = fitted.pop("estimate_over_measured", None)
     if fitted:

@@ -426,8 +426,9 @@ def test_upgrade_of_a_value_the_server_holds_immutable(
 def test_upgrade_that_changes_the_data_prep_job_replaces_it(
     control_plane: ControlPlane, helm: Helm, doomed: list[str]
 ) -> None:
-    """Before, `--set image.tag=...` failed: 'Job.batch "...-data-prep" is invalid: spec.template:
-    ... field is immutable'. The Job's name carries a digest of the values: a new Job, the old gone."""
+    """Before, `--set image.tag=...` (any change of the image) failed: 'Job.batch "...-data-prep" is
+    invalid: spec.template: ... field is immutable'. The Job's name carries a digest of the values:
+    a new Job, the old gone."""
     cp = control_plane
     release = namespace = "imm-image-tag"
     values = str(OVERLAYS / "h200-standard-raycluster" / "values.yaml")
@@ -435,11 +436,12 @@ def test_upgrade_that_changes_the_data_prep_job_replaces_it(
     try:
         helm.ok("install", *chart_args, "--create-namespace")
         before = [j["metadata"]["name"] for j in items(cp, "jobs", "-n", namespace)]
-        helm.ok("upgrade", *chart_args, "--set", "image.tag=vllm012.dev1")
+        # the user's own build of the image (verl's tags follow training.verlVersion)
+        helm.ok("upgrade", *chart_args, "--set", "image.repository=example.com/my/verl")
         after = items(cp, "jobs", "-n", namespace)
         assert [j["metadata"]["name"] for j in after] != before and len(after) == len(before) == 1
         (container,) = after[0]["spec"]["template"]["spec"]["containers"]
-        assert container["image"].endswith(":vllm012.dev1")
+        assert container["image"] == "example.com/my/verl:vllm011.dev7"
     finally:
         cleanup(cp, helm, namespace, release, doomed)
 

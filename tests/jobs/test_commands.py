@@ -208,7 +208,8 @@ def test_unknown_job_and_ray_version_mismatch_are_refused(local_ray: LocalRay) -
     done = local_ray.cli("status", "no-such-job", "--address", local_ray.url)
     assert done.returncode == 1
     assert f"no job 'no-such-job' at {local_ray.url}" in done.stderr
-    done = local_ray.submit("--set", "ray.version=2.46.0")
+    # a Ray other than verl's image's: the user's own build (rule verl-image-for-version otherwise)
+    done = local_ray.submit("--set", "ray.version=2.46.0", "--set", "image.repository=example.com/my/verl")
     assert done.returncode == 1
     import ray
 

@@ -108,7 +108,9 @@ def test_the_verbs_carry_the_token_from_the_secret_and_nowhere_else(secured, tmp
 
 
 def test_the_manifests_name_the_secret_never_a_token(tmp_path):
-    r = render_one("ray.auth=token", "ray.version=2.52.0", profile="h200-standard")
+    # token auth needs Ray 2.52+: the user's own build (verl's 0.6.1 image carries 2.49.2)
+    sets = ("ray.auth=token", "ray.version=2.52.0", "image.repository=example.com/my/verl")
+    r = render_one(*sets, profile="h200-standard")
     (job,) = [o.manifest for o in r.objects if o.manifest["kind"] == "RayJob"]
     assert job["spec"]["rayClusterSpec"]["authOptions"] == {"mode": "token", "secretName": "verl-ray-token"}
     assert "auth_token" not in json.dumps([o.manifest for o in r.objects])

@@ -13,9 +13,11 @@ one after the other (verl 0.6.1, verl/workers/fsdp_workers.py):
   in verl/workers/rollout/vllm_rollout/vllm_rollout_spmd.py) whenever `rollout.free_cache_engine`
   is true, which is verl's default. verl 0.9's engine_workers.py keeps the same resume/release.
 
-So the peak is the largest phase, not the sum of everything. Each phase is a list of named terms;
-every coefficient lives in COEFFICIENTS with where it came from. Those marked "estimate" are to be
-fitted by bench/gpu_memory.py on an H200 (docs/gpu-memory.md); none is measured yet.
+So the peak is the largest phase, not the sum of everything. The update is two: the backward of a
+micro-batch (its activations and logits) and AdamW's step (its temporaries), which never meet. Each
+phase is a list of named terms; every coefficient lives in COEFFICIENTS with where it came from:
+"measured" ones are fitted by bench/gpu_memory.py on an H200 (bench/results/, docs/gpu-memory.md),
+"estimate" ones are not measured yet.
 
 Pure Python on purpose: bench/gpu_memory.py imports it in the torch venv to compare its numbers with
 what the GPU allocates.
@@ -37,6 +39,10 @@ class Coefficient:
 
 
 VERL = "verl 0.6.1"
+# One verl actor step on one H200 per configuration: 0.5B, 1.5B and 3B Qwen2.5 shapes, micro-batches
+# of 2 to 8 x 1024 to 4096 tokens, checkpointing on and off, log-probs through the flash-attn
+# emulation (no flash-attn in that torch 2.11 environment); each coefficient is the rows' median.
+MEASURED = "measured: bench/results/gpu-memory-h200-2026-12-06 (H200, torch 2.11, flash-emulated log-probs)"
 COEFFICIENTS: dict[str, Coefficient] = {
     # The actor's sharded state: verl builds the actor in fp32 ("we have to create model in fp32.
     # Otherwise, the optimizer is in bf16": fsdp_workers.py _build_model_optimizer; actor
@@ -44,18 +50,14 @@ COEFFICIENTS: dict[str, Coefficient] = {
     "weight_bytes": Coefficient(4, f"fp32 master weights ({VERL} fsdp_workers.py)"),
     "grad_bytes": Coefficient(4, "fp32 gradients, in the parameters' dtype (FSDP reduce_dtype fp32)"),
     "adam_bytes": Coefficient(8, "torch.optim.AdamW's exp_avg and exp_avg_sq, fp32 (optim.optimizer AdamW)"),
+    # AdamW's default foreach step holds one fp32 temporary per parameter at its peak (the step peak
+    # above the gradients is 4.00 B x P in every row).
+    "adam_step_bytes": Coefficient(4, f"{MEASURED}: AdamW's step temporaries"),
     # FSDP2 (actor.strategy fsdp2): MixedPrecisionPolicy(param_dtype bf16, reduce_dtype fp32).
     # The root unit (final norm, lm_head, and the embedding when tied) is not resharded after
-    # forward (verl/utils/fsdp_utils.py apply_fsdp2), so its bf16 copy and its bf16 gradient stay
-    # whole through the step; decoder layers are gathered one at a time, plus one prefetched.
-    "root_unit_bytes": Coefficient(
-        4, "estimate: the root FSDP unit's bf16 params (2 B) and its bf16 gradient (2 B), whole"
-    ),
-    "layer_unit_bytes": Coefficient(
-        10,
-        "estimate: two decoder layers gathered in bf16 (2 x 2 B) and one layer's gradient in bf16 plus "
-        "its fp32 copy for the reduce-scatter (6 B)",
-    ),
+    # forward (verl/utils/fsdp_utils.py apply_fsdp2): its bf16 copy stays whole through the
+    # backward's peak (at lm_head, before any decoder layer is gathered again).
+    "root_unit_bytes": Coefficient(2, f"{MEASURED}: the root FSDP unit's bf16 params, whole"),
     # Activations saved for backward per token and decoder layer, in bytes, for Qwen2 with bf16
     # params and flash-attention-2: counted from transformers' Qwen2DecoderLayer (two RMSNorms keep
     # an fp32 input and a bf16 normalised copy, 12h; norm outputs feeding q/k/v and the MLP, 4h;
@@ -63,28 +65,32 @@ COEFFICIENTS: dict[str, Coefficient] = {
     # their product 8i). Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
     # Transformer Models", count 34*s*b*h bytes per GPT layer (4h MLP, no recomputation) by the same
     # method; this is the Qwen2 (SwiGLU, GQA) count. Scaled by activation_scale.
-    "activation_scale": Coefficient(1.0, "estimate: 22h + 4kv + 8i bytes per token per layer x this"),
+    "activation_scale": Coefficient(0.972, f"{MEASURED}: 22h + 4kv + 8i bytes per token per layer x this"),
     # With gradient checkpointing (model.enable_gradient_checkpointing, non-reentrant) each layer
-    # keeps only its bf16 input (2h per token); backward recomputes one layer at a time, whose full
-    # activations exist once more (Korthikanti et al.: 2*s*b*h per layer with full recomputation).
-    "checkpoint_scale": Coefficient(1.0, "estimate: 2h bytes per token per layer x this"),
+    # keeps only its bf16 input (2h per token; Korthikanti et al.: 2*s*b*h per layer with full
+    # recomputation); backward recomputes one layer at a time, after the peak at lm_head.
+    "checkpoint_scale": Coefficient(1.045, f"{MEASURED}: 2h bytes per token per layer x this"),
     # Logits of the PPO micro-batch, bytes per token and vocabulary entry. verl's image ships
     # flash-attn (docker/verl0.6-cu128-torch2.8.0-fa2.7.4), so logprobs_from_logits takes
     # flash_attn's cross_entropy_loss with inplace_backward=True: the bf16 logits are kept and their
     # gradient is written into them (verl/utils/torch_functional.py, logprobs_from_logits). Without
     # flash-attn, logprobs_from_logits_v2 keeps a log_softmax per row, fp32 under CUDA autocast (+4 B).
-    "logits_bytes_flash": Coefficient(2, "estimate: bf16 logits, gradient in place (flash-attn path)"),
+    # The kept logits and, on top of them, what the backward of the log-probs and lm_head allocates
+    # at its peak (the largest term of a long micro-batch: 30 GB for 8 x 4096 tokens of Qwen2.5).
+    "logits_bytes_flash": Coefficient(2, f"{MEASURED}: bf16 logits kept for backward"),
+    "logits_backward_bytes_flash": Coefficient(6, f"{MEASURED}: the log-probs' and lm_head's backward"),
     "logits_bytes_torch": Coefficient(6, "estimate: bf16 logits + fp32 log_softmax rows (torch path)"),
+    "logits_backward_bytes_torch": Coefficient(6, "estimate: as the flash path's backward (torch path)"),
     # The log-prob phase (no grad): bf16 logits; entropy_from_logits is torch.compile'd
     # (actor.use_torch_compile, default true: dp_actor.py), assumed fused without a full fp32 copy.
     "log_prob_logits_bytes": Coefficient(2, "estimate: bf16 logits, entropy fused by torch.compile"),
-    "cuda_context_gb": Coefficient(0.6, "estimate: CUDA context, cuBLAS workspace (bench: used - reserved)"),
+    "cuda_context_gb": Coefficient(0.65, f"{MEASURED}: CUDA context, cuBLAS workspace (used - reserved)"),
     "nccl_gb": Coefficient(1.0, "estimate: NCCL buffers of the FSDP group (one GPU cannot measure them)"),
     "vllm_asleep_gb": Coefficient(
         1.0, "estimate: what vLLM keeps while asleep (CUDA graphs, its own buffers; not measured)"
     ),
     "allocator_slack": Coefficient(
-        0.05, "estimate: PyTorch's caching allocator reserves beyond what it allocates (expandable segments)"
+        0.026, f"{MEASURED}: reserved beyond allocated at the peak (expandable segments)"
     ),
 }
 
@@ -236,25 +242,25 @@ def actor_states(params: float, gpus: int) -> tuple[float, float, float]:
 
 
 def gathered_gb(shape: Shape, training: bool) -> float:
-    """FSDP's unsharded buffers, whole on every GPU whatever the GPU count."""
+    """FSDP's unsharded buffers, whole on every GPU whatever the GPU count: in the update's peak the
+    root unit; in the log-prob phase (estimate) the root and two decoder layers in flight, bf16."""
     if training:
-        return (
-            shape.root_params() * c("root_unit_bytes") + shape.layer_params() * c("layer_unit_bytes")
-        ) / GB
-    return (shape.root_params() + 2 * shape.layer_params()) * 2 / GB  # bf16, no gradients
+        return shape.root_params() * c("root_unit_bytes") / GB
+    return (shape.root_params() + 2 * shape.layer_params()) * 2 / GB
 
 
 def activations_gb(shape: Shape, tokens: int, checkpointing: bool) -> float:
-    per_layer = tokens * activation_bytes_per_token_layer(shape) * c("activation_scale")
-    head = tokens * 8 * shape.hidden  # final RMSNorm (fp32 + bf16) and lm_head's bf16 input
+    """What the forward keeps for backward: every layer's activations, or with checkpointing each
+    layer's input; then the final RMSNorm's fp32 input and bf16 output (6h per token)."""
+    head = tokens * 6 * shape.hidden
     if checkpointing:
-        kept = tokens * 2 * shape.hidden * shape.layers * c("checkpoint_scale")
-        return (kept + per_layer + head) / GB  # plus the one layer recomputed in backward
+        return (tokens * 2 * shape.hidden * shape.layers * c("checkpoint_scale") + head) / GB
+    per_layer = tokens * activation_bytes_per_token_layer(shape) * c("activation_scale")
     return (per_layer * shape.layers + head) / GB
 
 
-def logits_gb(shape: Shape, tokens: int, logprobs: str) -> float:
-    return tokens * shape.vocab * c(f"logits_bytes_{logprobs}") / GB
+def logits_gb(shape: Shape, tokens: int, logprobs: str, backward: bool = False) -> float:
+    return tokens * shape.vocab * c(f"logits_{'backward_' if backward else ''}bytes_{logprobs}") / GB
 
 
 def update_terms(
@@ -266,7 +272,8 @@ def update_terms(
     logprobs: str,
     keys: dict[str, str],
 ) -> list[Term]:
-    """What PyTorch allocates in the update phase (bench/gpu_memory.py measures these with gpus=1)."""
+    """What PyTorch allocates at the backward's peak of the update, the last micro-batch's (the
+    gradients of the ones before exist): bench/gpu_memory.py measures these with gpus=1."""
     weights, grads, adam = actor_states(params, gpus)
     sharding = keys.get("gpus", "")
     micro = keys.get("micro_batch", "")
@@ -275,7 +282,7 @@ def update_terms(
         Term(WEIGHTS, weights, sharding, COEFFICIENTS["weight_bytes"].source),
         Term(GRADS, grads, sharding, COEFFICIENTS["grad_bytes"].source),
         Term(ADAM, adam, sharding, COEFFICIENTS["adam_bytes"].source),
-        Term("FSDP gathered units", gathered_gb(shape, True), "", COEFFICIENTS["layer_unit_bytes"].source),
+        Term("FSDP gathered units", gathered_gb(shape, True), "", COEFFICIENTS["root_unit_bytes"].source),
         Term(
             "activations" + (" (checkpointed)" if checkpointing else ""),
             activations_gb(shape, tokens, checkpointing),
@@ -283,7 +290,39 @@ def update_terms(
             COEFFICIENTS["checkpoint_scale" if checkpointing else "activation_scale"].source,
         ),
         Term(f"logits ({logprobs} log-probs)", logits_gb(shape, tokens, logprobs), micro),
+        Term(
+            "logits backward",
+            logits_gb(shape, tokens, logprobs, backward=True),
+            micro,
+            COEFFICIENTS[f"logits_backward_bytes_{logprobs}"].source,
+        ),
     ]
+
+
+def step_terms(params: float, gpus: int, keys: dict[str, str]) -> list[Term]:
+    """What PyTorch allocates at AdamW's step: the sharded state and the step's temporaries."""
+    weights, grads, adam = actor_states(params, gpus)
+    sharding = keys.get("gpus", "")
+    return [
+        Term(WEIGHTS, weights, sharding, COEFFICIENTS["weight_bytes"].source),
+        Term(GRADS, grads, sharding, COEFFICIENTS["grad_bytes"].source),
+        Term(ADAM, adam, sharding, COEFFICIENTS["adam_bytes"].source),
+        Term(
+            "AdamW step temporaries",
+            params * c("adam_step_bytes") / gpus / GB,
+            sharding,
+            COEFFICIENTS["adam_step_bytes"].source,
+        ),
+    ]
+
+
+def update_peak_gb(
+    shape: Shape, params: float, gpus: int, tokens: int, checkpointing: bool, logprobs: str
+) -> float:
+    """The most PyTorch allocates in the update: the backward's peak or the step's, whichever is more
+    (what bench/gpu_memory.py --compare holds against a measured peak_allocated)."""
+    backward = update_terms(shape, params, gpus, tokens, checkpointing, logprobs, {})
+    return max(sum(t.gb for t in backward), sum(t.gb for t in step_terms(params, gpus, {})))
 
 
 def fixed_terms(vllm_asleep: bool) -> list[Term]:
@@ -348,10 +387,12 @@ def estimate(run: Run) -> Estimate:
         if run.vllm_sleeps
         else [Term("vLLM pool (awake: free_cache_engine off)", pool, keys.get("vllm", ""))]
     )
+    asleep = fixed_terms(vllm_asleep=run.vllm_sleeps)
     phases = {
         "rollout": rollout,
-        "log-prob": [*with_slack(log_prob_torch), *awake, *fixed_terms(vllm_asleep=run.vllm_sleeps)],
-        "update": [*with_slack(update_torch), *awake, *fixed_terms(vllm_asleep=run.vllm_sleeps)],
+        "log-prob": [*with_slack(log_prob_torch), *awake, *asleep],
+        "update": [*with_slack(update_torch), *awake, *asleep],
+        "optimizer step": [*with_slack(step_terms(params, run.gpus, keys)), *awake, *asleep],
     }
     return Estimate(run, shape, params, how, phases)
 

@@ -124,5 +124,6 @@ def test_the_lever_is_the_key_whose_terms_weigh_most_in_the_peak_phase() -> None
     assert lever.key == "micro" and set(lever.terms) == {
         "activations (checkpointed)",
         "logits (flash log-probs)",
+        "logits backward",
     }
     assert WEIGHTS not in lever.terms and ADAM not in lever.terms
