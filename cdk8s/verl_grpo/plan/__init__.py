@@ -235,15 +235,15 @@ def verl_image_note(spec: DeploySpec) -> str:
     release = verl_release(v.training.verl_version)
     if (v.image.repository, v.image.tag) != (release.image.repository, release.image.tag):
         return (
-            f"your build: the pre-flight imports {', '.join(release.image.imports)} in it and checks "
-            f"Ray {v.ray.version} before verl {release.version} starts"
+            f"your build: before verl {release.version} starts, the pre-flight finds "
+            f"{', '.join(release.image.imports)} in it and checks its Ray is {v.ray.version}"
         )
     known = (
         "verl's own for this release"
         if release.image.documented
         else (
-            f"not verl's (it documents none for {release.version}): the nearest, checked at start by the "
-            f"pre-flight (imports {', '.join(release.image.imports)})"
+            f"not verl's (it documents none for {release.version}): the nearest, which the pre-flight "
+            f"checks at start for {', '.join(release.image.imports)}"
         )
     )
     if release.image.ray:
