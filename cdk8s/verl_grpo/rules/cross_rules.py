@@ -994,7 +994,7 @@ RULES = (
     ),
     # An image without the node's platform fails on it with "exec format error" (GKE "Ray on A4X",
     # https://cloud.google.com/kubernetes-engine/docs/add-on/ray-on-gke/how-to/ray-a4x,
-    # Troubleshoot); verl publishes none for arm64 (model.Image.platforms cites it).
+    # Troubleshoot); verl publishes none for arm64 (data/verl/<version>.yaml image.platforms cites it).
     CrossRule(
         "image-carries-arch",
         "image.platforms",

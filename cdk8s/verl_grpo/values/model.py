@@ -156,11 +156,10 @@ class Image(Model):
         "training.verlVersion (`verl-grpo init --verl-version` writes it).",
         pattern=IMAGE_TAG,
     )
-    # verl's images are x86-only by construction: docker/Dockerfile.stable.vllm builds FROM
-    # vllm/vllm-openai (an amd64 image) and verl publishes no aarch64 build ("Pre-built images for
-    # GB200 (aarch64) are not yet published": verl-project/verl docker/README.md@1dda039b).
+    # The default release's image's platforms (data/verl/<version>.yaml cites them: verl publishes
+    # no aarch64 build).
     platforms: list[Annotated[str, Field(pattern=r"^linux/(amd64|arm64)$")]] = field(
-        ["linux/amd64"],
+        list(DEFAULT_RELEASE.image.platforms),
         "Platforms the image carries (a multi-arch image lists each): every GPU machine's must be "
         "among them (A4X nodes are linux/arm64; the Ray head runs on amd64 CPU nodes).",
         min_length=1,
@@ -481,7 +480,7 @@ class Training(Model):
         "the config rules, the CPUs per GPU; image.tag and ray.version must be its image's.",
     )
     module: str = field(
-        "verl.trainer.main_ppo", "Python module the entrypoint runs.", pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$"
+        DEFAULT_RELEASE.module, "Python module the entrypoint runs.", pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$"
     )
     project_name: str = field("verl-grpo", "verl trainer.project_name.", pattern=HYDRA_WORD)
     experiment_name: str = field(

@@ -12,10 +12,11 @@ from typing import Any
 _INTERPOLATION = re.compile(r"^\$\{(?:oc\.select:)?([.A-Za-z0-9_]+)(?:,(.*))?\}$")
 
 
-@cache
 def supported_versions() -> list[str]:
-    folder = resources.files("verl_grpo") / "data" / "verl"
-    return sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json"))
+    """The releases the kit runs (data/verl/<version>.yaml), each with its recorded config beside it."""
+    from ..facts.verl_releases import verl_releases
+
+    return list(verl_releases())
 
 
 @cache
